@@ -1,0 +1,93 @@
+// Writers for the patient temporal knowledge graph (DESIGN.md graph model). Each takes $rows, a
+// list of maps, and is run once per batch in one transaction. MERGE on the unique keys makes a
+// retried batch write nothing twice.
+
+// name: merge_patients
+UNWIND $rows AS r
+MERGE (p:Patient {id: r.id})
+SET p += r.props
+
+// name: merge_encounters
+UNWIND $rows AS r
+MATCH (p:Patient {id: r.patient})
+MERGE (e:Encounter {id: r.id})
+SET e.start = r.start, e.end = r.end, e.class = r.class, e.patient = r.patient
+MERGE (p)-[:HAD_ENCOUNTER]->(e)
+
+// name: link_next_encounter
+UNWIND $rows AS r
+MATCH (a:Encounter {id: r.from}), (b:Encounter {id: r.to})
+MERGE (a)-[:NEXT_ENCOUNTER]->(b)
+
+// name: merge_notes
+UNWIND $rows AS r
+MATCH (e:Encounter {id: r.encounter})
+MERGE (n:Note {id: r.id})
+SET n.type = r.type, n.authored_at = r.authored_at, n.sha256 = r.sha256, n.patient = r.patient
+MERGE (e)-[:DOCUMENTED_BY]->(n)
+
+// name: merge_sections
+UNWIND $rows AS r
+MATCH (n:Note {id: r.note})
+MERGE (s:Section {id: r.id})
+SET s.name = r.name, s.idx = r.idx
+MERGE (n)-[:HAS_SECTION]->(s)
+
+// name: merge_sentences
+UNWIND $rows AS r
+MATCH (s:Section {id: r.section})
+MERGE (t:Sentence {id: r.id})
+SET t.idx = r.idx, t.text = r.text, t.start = r.start, t.end = r.end
+MERGE (s)-[:HAS_SENTENCE]->(t)
+
+// name: merge_events
+UNWIND $rows AS r
+MATCH (enc:Encounter {id: r.encounter})
+MERGE (ev:Event {id: r.id})
+SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
+    ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value
+MERGE (enc)-[:HAS_EVENT]->(ev)
+
+// name: link_evidence
+UNWIND $rows AS r
+MATCH (ev:Event {id: r.event}), (s:Sentence {id: r.sentence})
+MERGE (ev)-[x:EVIDENCED_BY]->(s)
+SET x.start = r.start, x.end = r.end
+
+// name: merge_concepts
+UNWIND $rows AS r
+MERGE (c:Concept {system: r.system, code: r.code})
+SET c.name = coalesce(c.name, r.name)
+
+// name: link_instance_of
+UNWIND $rows AS r
+MATCH (ev:Event {id: r.event}), (c:Concept {system: r.system, code: r.code})
+MERGE (ev)-[:INSTANCE_OF]->(c)
+
+// name: link_next_event
+UNWIND $rows AS r
+MATCH (a:Event {id: r.from}), (b:Event {id: r.to})
+MERGE (a)-[:NEXT]->(b)
+
+// name: patient_timeline
+// A patient's events in trajectory order, with their codes (plain rows for the CLI).
+MATCH (p:Patient {id: $patient})-[:HAD_ENCOUNTER]->(enc:Encounter)-[:HAS_EVENT]->(ev:Event)
+OPTIONAL MATCH (ev)-[:INSTANCE_OF]->(c:Concept)
+WITH enc, ev, collect(c.system + ':' + c.code) AS codes
+RETURN ev.id AS id, ev.kind AS kind, ev.text AS text, ev.assertion AS assertion,
+       toString(ev.valid_time) AS valid_time, enc.id AS encounter, codes
+ORDER BY ev.valid_time, ev.order
+
+// name: delete_patient
+// Remove a patient's whole subgraph; shared Concept nodes stay.
+MATCH (p:Patient {id: $patient})
+OPTIONAL MATCH (p)-[:HAD_ENCOUNTER]->(enc:Encounter)
+OPTIONAL MATCH (enc)-[:DOCUMENTED_BY]->(n:Note)
+OPTIONAL MATCH (n)-[:HAS_SECTION]->(s:Section)
+OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
+OPTIONAL MATCH (enc)-[:HAS_EVENT]->(ev:Event)
+WITH p, collect(DISTINCT enc) + collect(DISTINCT n) + collect(DISTINCT s) + collect(DISTINCT t)
+     + collect(DISTINCT ev) AS owned
+FOREACH (x IN owned | DETACH DELETE x)
+DETACH DELETE p
+RETURN size(owned) + 1 AS deleted

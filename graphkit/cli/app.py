@@ -1,0 +1,188 @@
+"""The `graphkit` command line: one Typer app, one-line errors, exit codes.
+
+Exit codes: 0 ok · 1 other failure · 2 bad input · 3 database unreachable. Tracebacks only with --debug.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import typer
+from rich.table import Table
+
+from graphkit import __version__
+from graphkit.cli import neo4j_cmd
+from graphkit.cli.common import console, err_console, open_store, print_json, state
+from graphkit.errors import DatabaseUnavailableError, GraphkitError
+
+app = typer.Typer(
+    help="graphkit: patient temporal knowledge graphs, guideline graphs and their alignment in Neo4j.\n\n"
+         "Quick start: `graphkit demo` installs and starts a local Neo4j, loads a sample patient and "
+         "prints the Neo4j Browser URL and login. Set NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD to use "
+         "another server instead.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(neo4j_cmd.app, name="neo4j")
+db_app = typer.Typer(help="Schema and contents of the graph database.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+delete_app = typer.Typer(help="Remove data from the graph.", no_args_is_help=True)
+app.add_typer(delete_app, name="delete")
+
+
+def _version(value: bool):
+    if value:
+        console.print(f"graphkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks and debug logs."),
+    home: str = typer.Option(None, "--home", envvar="GRAPHKIT_HOME",
+                             help="Folder for the local Neo4j and its credentials (default ~/.graphkit)."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+):
+    state.debug, state.home = debug, home
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not debug:  # the driver logs every retry; our errors say what matters in one line
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
+
+
+@db_app.command("schema")
+def db_schema(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Apply the schema migrations from cypher/schema.cypher (idempotent).
+
+    Example: graphkit db schema
+    """
+    with open_store() as store:
+        applied = store.apply_schema()
+        version = store.schema_version()
+    if as_json:
+        print_json({"applied": applied, "version": version})
+    else:
+        console.print(f"schema at version {version}" + (f" (applied {applied})" if applied else " (up to date)"))
+
+
+@db_app.command("counts")
+def db_counts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Count nodes per label and relationships per type.
+
+    Example: graphkit db counts --json
+    """
+    with open_store() as store:
+        counts = store.counts()
+    if as_json:
+        print_json(counts)
+        return
+    for title, data in (("label", counts["nodes"]), ("relationship", counts["relationships"])):
+        table = Table(title=None)
+        table.add_column(title)
+        table.add_column("count", justify="right")
+        for key, n in data.items():
+            table.add_row(key, str(n))
+        console.print(table)
+
+
+@app.command()
+def timeline(patient: str, as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Print a patient's trajectory: events in time order with assertion and codes.
+
+    Example: graphkit timeline demo-p001
+    """
+    with open_store() as store:
+        rows = store.read("tkg.patient_timeline", patient=patient)
+    if not rows:
+        raise GraphkitError(f"no events for patient {patient!r}",
+                            fix="check the id (`graphkit db counts`) or ingest the patient's notes")
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title=f"Trajectory of {patient}")
+    for col in ("valid time", "kind", "mention", "assertion", "codes", "event"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["valid_time"][:16], r["kind"], r["text"], r["assertion"], ", ".join(r["codes"]), r["id"])
+    console.print(table)
+
+
+@delete_app.command("patient")
+def delete_patient(patient: str, as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Delete a patient's whole subgraph; shared Concept nodes stay.
+
+    Example: graphkit delete patient demo-p001
+    """
+    with open_store() as store:
+        rows = store.write("tkg.delete_patient", patient=patient)
+    deleted = rows[0]["deleted"] if rows else 0
+    if not deleted:
+        raise GraphkitError(f"no patient {patient!r} in the graph")
+    if as_json:
+        print_json({"patient": patient, "deleted_nodes": deleted})
+    else:
+        console.print(f"deleted patient {patient} ({deleted} nodes)")
+
+
+@app.command()
+def demo():
+    """Set up everything and load the demo: local Neo4j, schema, sample patient; print the Browser login.
+
+    Uses NEO4J_URI instead of the local server when it is set.
+    Example: graphkit demo
+    """
+    from graphkit.demo.sample import load_sample
+
+    if not os.environ.get("NEO4J_URI"):
+        if not neo4j_cmd._server().is_installed():
+            neo4j_cmd.install(bolt_port=7687, http_port=7474, heap="1g", pagecache="512m")
+        neo4j_cmd.start(timeout=90)
+    with open_store() as store:
+        applied = store.apply_schema()
+        written = load_sample(store)
+        counts = store.counts()
+        settings = store.settings
+    console.print(f"schema version {max(applied) if applied else 'up to date'}; sample patient loaded "
+                  f"({sum(written.values())} rows); graph has {sum(counts['nodes'].values())} nodes")
+    from graphkit.settings import read_credentials, graphkit_home
+
+    creds = read_credentials(graphkit_home(state.home)) if not os.environ.get("NEO4J_URI") else None
+    if creds:
+        console.print(f"\nNeo4j Browser: [bold]{creds['browser']}[/]\n  connect URL: {creds['uri']}\n"
+                      f"  user: {creds['user']}\n  password: {creds['password']}")
+    else:
+        console.print(f"\nConnected to {settings.uri} as {settings.user}.")
+    console.print("Try: graphkit timeline demo-p001")
+
+
+def main() -> None:
+    """Entry point: run the app, turning known failures into one line and an exit code."""
+    try:
+        app()
+    except GraphkitError as exc:
+        if state.debug:
+            raise
+        err_console.print(f"[red]error:[/] {exc.message}", soft_wrap=True)
+        if exc.fix:
+            err_console.print(f"[yellow]fix:[/] {exc.fix}", soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence, keeps tracebacks behind --debug
+        if state.debug:
+            raise
+        from neo4j.exceptions import DriverError, Neo4jError
+
+        code = DatabaseUnavailableError.exit_code if isinstance(exc, DriverError) else 1
+        detail = getattr(exc, "message", None) if isinstance(exc, Neo4jError) else None
+        err_console.print(f"[red]error:[/] {type(exc).__name__}: {detail or exc} (re-run with --debug for details)",
+                          soft_wrap=True)
+        sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""The Neo4j connection, reads, batched writes and schema bootstrap."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+
+import neo4j
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
+
+from graphkit import cypher
+from graphkit.errors import BatchWriteError, DatabaseUnavailableError
+from graphkit.settings import ConnectionSettings, connection_settings
+from graphkit.store.schema import Migration, parse_migrations
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 5_000
+SCHEMA_ID = "graphkit"
+
+
+@dataclass
+class WriteReport:
+    """What a batched write did: rows sent, batches committed, summed counters."""
+
+    rows: int = 0
+    batches: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+
+    def add(self, rows: int, counters: neo4j.SummaryCounters) -> None:
+        self.rows += rows
+        self.batches += 1
+        for key in ("nodes_created", "nodes_deleted", "relationships_created",
+                    "relationships_deleted", "properties_set"):
+            self.counters[key] = self.counters.get(key, 0) + getattr(counters, key)
+
+
+def chunked(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    """Consecutive lists of at most ``size`` rows; streams, never materializes the input."""
+    it = iter(rows)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+class GraphStore:
+    """A Neo4j driver plus graphkit's query conventions.
+
+    Transient failures (``TransientError``, a lost connection, a leader switch) are retried by the
+    driver's managed transactions with exponential backoff and jitter for up to ``max_retry_s``;
+    anything else (a syntax error, a constraint violation, a wrong password) fails at once.
+    """
+
+    def __init__(self, settings: ConnectionSettings, *, batch_size: int = DEFAULT_BATCH_SIZE,
+                 max_retry_s: float = 30.0, connect_timeout_s: float = 10.0):
+        self.settings = settings
+        self.batch_size = batch_size
+        self.driver = GraphDatabase.driver(
+            settings.uri,
+            auth=(settings.user, settings.password),
+            max_transaction_retry_time=max_retry_s,
+            connection_timeout=connect_timeout_s,
+            connection_acquisition_timeout=connect_timeout_s * 3,
+            # Our queries are reviewed files; server hints would only flood the user's terminal.
+            notifications_min_severity="OFF",
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def connect(cls, home: str | None = None, *, verify: bool = True, **kwargs) -> GraphStore:
+        """Connect with :func:`graphkit.settings.connection_settings`; fail fast with exit code 3."""
+        store = cls(connection_settings(home), **kwargs)
+        if verify:
+            store.verify()
+        return store
+
+    def verify(self) -> None:
+        """Check the server answers and accepts our login, else raise DatabaseUnavailableError."""
+        try:
+            self.driver.verify_connectivity()
+        except AuthError as exc:
+            raise DatabaseUnavailableError(
+                f"Neo4j at {self.settings.uri} refused the login for user {self.settings.user!r}",
+                fix="check NEO4J_USER/NEO4J_PASSWORD, or `graphkit neo4j password` for the local server",
+            ) from exc
+        except (ServiceUnavailable, SessionExpired, OSError, ValueError) as exc:
+            raise DatabaseUnavailableError(
+                f"Neo4j at {self.settings.uri} is unreachable ({type(exc).__name__})",
+                fix="start it with `graphkit neo4j start`, or check NEO4J_URI and the network",
+            ) from exc
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _session(self) -> neo4j.Session:
+        return self.driver.session(database=self.settings.database)
+
+    # -- reads and single writes -----------------------------------------------------------
+    def read(self, name: str, **params) -> list[dict]:
+        """Run the named read query; rows as plain dicts."""
+        text = cypher.query(name)
+        with self._session() as s:
+            return self._guard(lambda: s.execute_read(lambda tx: tx.run(text, params).data()))
+
+    def write(self, name: str, **params) -> list[dict]:
+        """Run the named write query in one retried transaction; rows as plain dicts."""
+        text = cypher.query(name)
+        with self._session() as s:
+            return self._guard(lambda: s.execute_write(lambda tx: tx.run(text, params).data()))
+
+    def write_batches(self, name: str, rows: Iterable[dict], *, batch_size: int | None = None,
+                      on_batch: Callable[[int], None] | None = None) -> WriteReport:
+        """``UNWIND $rows`` the named query over ``rows``, one transaction per batch.
+
+        A failing batch rolls back whole and raises :class:`BatchWriteError` naming the batch;
+        earlier batches stay committed (queries MERGE on unique keys, so re-running the job
+        rewrites nothing twice). O(len(rows)) round trips / batch_size.
+        """
+        text = cypher.query(name)
+        report = WriteReport()
+        size = batch_size or self.batch_size
+        with self._session() as s:
+            for index, batch in enumerate(chunked(rows, size)):
+                try:
+                    summary = self._guard(
+                        lambda: s.execute_write(lambda tx: tx.run(text, rows=batch).consume()))
+                except Neo4jError as exc:
+                    raise BatchWriteError(name, index, index * size, exc) from exc
+                report.add(len(batch), summary.counters)
+                if on_batch:
+                    on_batch(len(batch))
+        return report
+
+    def _guard(self, work: Callable):
+        """Map 'server gone' (after the driver's retries) to DatabaseUnavailableError."""
+        try:
+            return work()
+        except AuthError as exc:
+            raise DatabaseUnavailableError(
+                f"Neo4j at {self.settings.uri} refused the login", fix="check the credentials") from exc
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise DatabaseUnavailableError(
+                f"lost Neo4j at {self.settings.uri} and could not reconnect within the retry time",
+                fix="check the server (`graphkit neo4j status`) and re-run; finished batches are kept",
+            ) from exc
+
+    # -- schema ----------------------------------------------------------------------------
+    def schema_version(self, schema_id: str = SCHEMA_ID) -> int:
+        return self.read("store.schema_version", id=schema_id)[0]["version"]
+
+    def apply_schema(self, migrations: list[Migration] | None = None,
+                     schema_id: str = SCHEMA_ID) -> list[int]:
+        """Apply the migrations newer than the recorded version, in order; returns those applied.
+
+        Schema statements cannot share a transaction with data writes, so each runs auto-commit;
+        all are ``IF NOT EXISTS``, so an interrupted migration is safe to re-run.
+        """
+        if migrations is None:
+            migrations = parse_migrations((cypher.cypher_dir() / "schema.cypher").read_text())
+        current = self.schema_version(schema_id)
+        applied = []
+        for mig in migrations:
+            if mig.version <= current:
+                continue
+            with self._session() as s:
+                for stmt in mig.statements:
+                    self._guard(lambda: s.run(stmt).consume())
+            self.write("store.set_schema_version", id=schema_id, version=mig.version, title=mig.title)
+            applied.append(mig.version)
+            log.info("schema migration %d applied: %s", mig.version, mig.title)
+        return applied
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Node counts per label and relationship counts per type."""
+        return {
+            "nodes": {r["label"]: r["count"] for r in self.read("store.count_by_label")},
+            "relationships": {r["type"]: r["count"] for r in self.read("store.count_by_type")},
+        }
