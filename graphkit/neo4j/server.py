@@ -19,6 +19,7 @@ import secrets
 import shutil
 import signal
 import socket
+import string
 import subprocess
 import time
 from collections.abc import Callable
@@ -190,7 +191,8 @@ class LocalNeo4j:
                     f"{self.home / 'credentials.json'} is missing but the store in {self.neo4j_home / 'data'} "
                     "already has a password", fix=f"restore credentials.json, or delete {self.neo4j_home / 'data'} "
                     "to start over with an empty store")
-            password = secrets.token_urlsafe(24)
+            # letters and digits only: a leading '-' would read as an option to neo4j-admin
+            password = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
             self._admin("dbms", "set-initial-password", password)
             write_credentials(self.home, f"bolt://localhost:{options.bolt_port}", "neo4j", password,
                               f"http://localhost:{options.http_port}")

@@ -116,6 +116,17 @@ class GraphStore:
         with self._session() as s:
             return self._guard(lambda: s.execute_write(lambda tx: tx.run(text, params).data()))
 
+    def run_autocommit(self, name: str, **params) -> dict[str, int]:
+        """Run a named statement outside an explicit transaction (``CALL {} IN TRANSACTIONS``).
+
+        Not retried automatically: use it only for statements that are safe to re-run.
+        """
+        text = cypher.query(name)
+        with self._session() as s:
+            summary = self._guard(lambda: s.run(text, params).consume())
+        c = summary.counters
+        return {"nodes_deleted": c.nodes_deleted, "relationships_deleted": c.relationships_deleted}
+
     def write_batches(self, name: str, rows: Iterable[dict], *, batch_size: int | None = None,
                       on_batch: Callable[[int], None] | None = None) -> WriteReport:
         """``UNWIND $rows`` the named query over ``rows``, one transaction per batch.
