@@ -27,3 +27,9 @@ DROP INDEX gk_test_index_b IF EXISTS
 // name: delete_schema_version
 MATCH (v:SchemaVersion {id: $id})
 DELETE v
+
+// name: delete_guidelines_with_prefix
+MATCH (g:Guideline) WHERE g.id STARTS WITH $prefix
+OPTIONAL MATCH (g)-[:HAS_STEP]->(s)
+OPTIONAL MATCH (g)-[:HAS_PATH]->(p)
+DETACH DELETE g, s, p

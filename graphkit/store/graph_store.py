@@ -116,6 +116,24 @@ class GraphStore:
         with self._session() as s:
             return self._guard(lambda: s.execute_write(lambda tx: tx.run(text, params).data()))
 
+    def write_many(self, steps: list[tuple[str, dict]]) -> dict[str, int]:
+        """Run several named statements in ONE transaction: all of them land, or none does.
+
+        For units that must never be half-written (a whole guideline version). Summed counters.
+        """
+        texts = [(cypher.query(name), params) for name, params in steps]
+
+        def work(tx):
+            totals: dict[str, int] = {}
+            for text, params in texts:
+                c = tx.run(text, params).consume().counters
+                for key in ("nodes_created", "relationships_created", "properties_set", "nodes_deleted"):
+                    totals[key] = totals.get(key, 0) + getattr(c, key)
+            return totals
+
+        with self._session() as s:
+            return self._guard(lambda: s.execute_write(work))
+
     def run_autocommit(self, name: str, **params) -> dict[str, int]:
         """Run a named statement outside an explicit transaction (``CALL {} IN TRANSACTIONS``).
 

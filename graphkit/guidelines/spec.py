@@ -1,0 +1,188 @@
+"""Typed guideline specs, read from YAML with the line of every value kept for error messages."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+_STAGE = re.compile(r"^(0|IV|III|II|I)([ABC])?")
+_ROMAN = {"0": 0, "I": 1, "II": 2, "III": 3, "IV": 4}
+
+
+def stage_rank(stage: str, upper: bool = False) -> int:
+    """Order stages: 0 < I < IA < IB < ... < IV. A bare group is the whole group when used as a bound
+    ("II" as max covers IIC). O(1)."""
+    m = _STAGE.match(stage)
+    if not m:
+        raise ValueError(f"not a stage: {stage!r}")
+    sub = {"A": 1, "B": 2, "C": 3}.get(m.group(2) or "", 9 if upper else 0)
+    return _ROMAN[m.group(1)] * 10 + sub
+
+
+@dataclass(frozen=True)
+class Code:
+    system: str
+    code: str
+    display: str | None = None
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a NEXT edge applies. Empty fields mean "no constraint"."""
+
+    biomarkers: tuple[tuple[str, str], ...] = ()
+    stage_min: str | None = None
+    stage_max: str | None = None
+    site: str | None = None
+    prior_step: str | None = None
+
+    def as_dict(self) -> dict:
+        d: dict = {}
+        if self.biomarkers:
+            d["biomarkers"] = dict(self.biomarkers)
+        if self.stage_min or self.stage_max:
+            d["stage"] = {k: v for k, v in (("min", self.stage_min), ("max", self.stage_max)) if v}
+        if self.site:
+            d["site"] = self.site
+        if self.prior_step:
+            d["prior_step"] = self.prior_step
+        return d
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    when: Condition = Condition()
+    note: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Timing:
+    after: str
+    min_days: int | None = None
+    max_days: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    kind: str
+    name: str
+    description: str
+    category: str | None = None
+    terminal: bool = False
+    codes: tuple[Code, ...] = ()
+    timing: Timing | None = None
+    evidence_level: str | None = None
+    evidence_source: str | None = None
+    line: int = 0
+
+
+@dataclass
+class GuidelineSpec:
+    id: str
+    title: str
+    version: str
+    effective_date: str
+    condition_name: str
+    condition_codes: tuple[Code, ...]
+    sources: tuple[dict, ...]
+    steps: tuple[Step, ...]
+    edges: tuple[Edge, ...]
+    file: str = ""
+    sha256: str = ""
+    lines: dict = field(default_factory=dict, repr=False)
+
+    def step(self, step_id: str) -> Step:
+        return next(s for s in self.steps if s.id == step_id)
+
+    def uid(self, step_id: str) -> str:
+        """Globally unique step id: guideline, version and step."""
+        return f"{self.id}@{self.version}/{step_id}"
+
+
+def _plain(value):
+    """YAML dates → ISO strings, so the data is JSON (and JSON Schema) compatible."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return value
+
+
+def _line_map(node: yaml.Node, path: tuple = (), out: dict | None = None) -> dict[tuple, int]:
+    """JSON path (tuple of keys/indexes) → 1-based line of that value. O(nodes)."""
+    out = {} if out is None else out
+    out.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            out[path + (key.value,)] = key.start_mark.line + 1
+            _line_map(value, path + (key.value,), out)
+            out[path + (key.value,)] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, value in enumerate(node.value):
+            _line_map(value, path + (i,), out)
+    return out
+
+
+def read_yaml(path: Path) -> tuple[dict, dict[tuple, int]]:
+    """The document as plain data plus its line map. Raises yaml.YAMLError with a position."""
+    text = path.read_text(encoding="utf-8")
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    data = _plain(yaml.safe_load(text))
+    return data, (_line_map(node) if node is not None else {})
+
+
+def line_of(lines: dict[tuple, int], path: tuple) -> int:
+    """The line of ``path``, or of its nearest ancestor that has one."""
+    while path and path not in lines:
+        path = path[:-1]
+    return lines.get(path, 1)
+
+
+def _codes(items) -> tuple[Code, ...]:
+    return tuple(Code(str(c["system"]), str(c["code"]), c.get("display")) for c in items or ())
+
+
+def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> GuidelineSpec:
+    """Typed spec from schema-valid data (run the JSON Schema first)."""
+    steps, edges = [], []
+    for i, s in enumerate(data["steps"]):
+        timing = s.get("timing")
+        evidence = s.get("evidence") or {}
+        steps.append(Step(
+            id=s["id"], kind=s["kind"], name=s["name"], description=" ".join(s["description"].split()),
+            category=s.get("category"), terminal=bool(s.get("terminal", False)), codes=_codes(s.get("codes")),
+            timing=Timing(timing["after"], timing.get("min_days"), timing.get("max_days")) if timing else None,
+            evidence_level=evidence.get("level"), evidence_source=evidence.get("source"),
+            line=line_of(lines, ("steps", i)),
+        ))
+        for j, nxt in enumerate(s.get("next") or ()):
+            when = nxt.get("when") or {}
+            stage = when.get("stage") or {}
+            edges.append(Edge(
+                source=s["id"], target=nxt["to"], note=nxt.get("note"),
+                when=Condition(
+                    biomarkers=tuple(sorted((str(k), str(v)) for k, v in (when.get("biomarkers") or {}).items())),
+                    stage_min=stage.get("min"), stage_max=stage.get("max"), site=when.get("site"),
+                    prior_step=when.get("prior_step")),
+                line=line_of(lines, ("steps", i, "next", j)),
+            ))
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return GuidelineSpec(
+        id=data["id"], title=data["title"], version=str(data["version"]),
+        effective_date=str(data["effective_date"]), condition_name=data["condition"]["name"],
+        condition_codes=_codes(data["condition"]["codes"]), sources=tuple(data["sources"]),
+        steps=tuple(steps), edges=tuple(edges), file=file,
+        sha256=hashlib.sha256(canonical.encode()).hexdigest(), lines=lines,
+    )
