@@ -108,3 +108,15 @@ def test_wrong_password_is_a_clear_error(settings):
 
 def test_settings_never_show_the_password(settings):
     assert settings.password not in repr(settings)
+
+
+def test_browser_queries_compile(store):
+    """The saved Neo4j Browser queries in cypher/browser/ are valid Cypher on the server."""
+    checked = 0
+    for path in sorted((cypher.cypher_dir() / "browser").glob("*.cypher")):
+        for stmt in cypher.parse_statements(path.read_text(), f"browser/{path.stem}").values():
+            assert ":param" in stmt.doc, f"{stmt.name} does not document its parameters"
+            with store.driver.session() as s:
+                s.run("EXPLAIN " + stmt.text).consume()
+            checked += 1
+    assert checked >= 4

@@ -18,7 +18,7 @@ from graphkit.store.schema import Migration, parse_migrations
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BATCH_SIZE = 5_000
+DEFAULT_BATCH_SIZE = 10_000
 SCHEMA_ID = "graphkit"
 
 
