@@ -1,0 +1,4 @@
+"""Ingestion jobs: EHR note exports → patient temporal knowledge graphs.
+
+Data flows one way: readers → text → nlp → link → tkg → graphkit.store.
+"""

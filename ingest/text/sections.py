@@ -1,0 +1,83 @@
+"""Section detection: Markdown headers, ``Header:`` lines and ALL-CAPS headers, mapped to canonical
+section names; text before the first header is "Unlabeled"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n]{2,80}?)[ \t]*$", re.M)
+_COLON = re.compile(r"^(?P<name>[A-Za-z][A-Za-z /&()\-]{2,50}):[ \t]*(?=\S|$)", re.M)
+
+CANONICAL = {
+    "chief complaint": "Chief Complaint", "cc": "Chief Complaint", "reason for visit": "Chief Complaint",
+    "history of present illness": "History of Present Illness", "hpi": "History of Present Illness",
+    "history": "History of Present Illness", "subjective": "History of Present Illness",
+    "past medical history": "Past Medical History", "pmh": "Past Medical History",
+    "past surgical history": "Past Surgical History", "psh": "Past Surgical History",
+    "family history": "Family History", "fh": "Family History", "social history": "Social History",
+    "sh": "Social History", "medications": "Medications", "current medications": "Medications",
+    "medications on admission": "Medications", "discharge medications": "Discharge Medications",
+    "allergies": "Allergies", "review of systems": "Review of Systems", "ros": "Review of Systems",
+    "physical exam": "Physical Exam", "physical examination": "Physical Exam", "exam": "Physical Exam",
+    "vital signs": "Vital Signs", "vitals": "Vital Signs", "results": "Results", "labs": "Results",
+    "pertinent results": "Results", "imaging": "Imaging", "findings": "Findings", "impression": "Impression",
+    "assessment": "Assessment and Plan", "plan": "Assessment and Plan", "assessment and plan": "Assessment and Plan",
+    "assessment & plan": "Assessment and Plan", "a/p": "Assessment and Plan", "hospital course": "Hospital Course",
+    "brief hospital course": "Hospital Course", "procedures": "Procedures", "major surgical or invasive procedure":
+    "Procedures", "discharge diagnosis": "Discharge Diagnosis", "discharge instructions": "Discharge Instructions",
+    "diagnosis": "Diagnosis", "pathology": "Pathology", "biomarkers": "Biomarkers", "instructions": "Instructions",
+}
+UNLABELED = "Unlabeled"
+
+
+@dataclass(frozen=True)
+class Section:
+    idx: int
+    name: str  # canonical when known, else the header as written
+    header: str | None
+    start: int  # body span in the normalized text
+    end: int
+
+
+def canonical_name(header: str) -> str | None:
+    key = re.sub(r"\s+", " ", header.strip().strip(":").lower())
+    return CANONICAL.get(key)
+
+
+def _headers(text: str) -> list[tuple[int, int, str]]:
+    """(header start, body start, name) for each detected header, in order."""
+    found = []
+    for m in _MD.finditer(text):
+        found.append((m.start(), m.end(), m.group("name")))
+    for m in _COLON.finditer(text):
+        name = m.group("name")
+        # "Name:" lines count as headers only when the name is known or written as a header (caps)
+        if canonical_name(name) or name.isupper() or name.istitle():
+            found.append((m.start(), m.end(), name))
+    found.sort()
+    out, last = [], -1
+    for start, body, name in found:
+        if start > last:
+            out.append((start, body, name))
+            last = body
+    return out
+
+
+def split_sections(text: str) -> list[Section]:
+    """Sections of a (normalized) note, covering all its text. O(len(text))."""
+    heads = _headers(text)
+    sections: list[Section] = []
+    first = heads[0][0] if heads else len(text)
+    if text[:first].strip():
+        sections.append(Section(0, UNLABELED, None, 0, first))
+    for i, (start, body, raw) in enumerate(heads):
+        end = heads[i + 1][0] if i + 1 < len(heads) else len(text)
+        name = canonical_name(raw) or raw.strip().strip(":")
+        if sections and name == "Assessment and Plan" and sections[-1].name == name:
+            # "## Plan" inside "# Assessment and Plan": one section
+            prev = sections.pop()
+            sections.append(Section(prev.idx, name, prev.header, prev.start, end))
+            continue
+        sections.append(Section(len(sections), name, raw, body, end))
+    return sections

@@ -1,0 +1,59 @@
+"""Sentence splitting tuned for clinical notes: list items and lines are boundaries, abbreviations
+(Dr., mg., e.g., q.d.) are not."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ABBREV = {"dr", "mr", "mrs", "ms", "pt", "vs", "e.g", "i.e", "etc", "approx", "mg", "ml", "no", "st", "q", "b.i.d",
+           "t.i.d", "q.d", "p.o", "a.m", "p.m", "fig", "ca", "hx", "dx", "tx", "sx", "yrs", "wk", "wks", "min", "max"}
+_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[A-Z0-9\[(\"'-])")
+_WS = re.compile(r"\S")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    idx: int
+    start: int  # span in the normalized text
+    end: int
+
+
+def _lines(text: str, start: int, end: int):
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        stop = end if nl == -1 else nl
+        yield pos, stop
+        pos = stop + 1
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int] | None:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    if a < b and text[a:a + 2] == "- ":
+        a += 2
+    if a < b and text[a] == "#":  # a sub-header folded into its parent section
+        return None
+    return (a, b) if _WS.search(text, a, b) else None
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[Sentence]:
+    """Sentences of ``text[start:end]`` as spans of ``text``. O(len)."""
+    end = len(text) if end is None else end
+    spans: list[tuple[int, int]] = []
+    for a, b in _lines(text, start, end):
+        cut = a
+        for m in _END.finditer(text, a, b):
+            word = re.search(r"([A-Za-z.]+)\.?$", text[cut:m.start() + 1])
+            if word and word.group(1).lower().rstrip(".") in _ABBREV:
+                continue
+            stop = m.end() - len(m.group(0)) + len(m.group(0).rstrip())
+            if (span := _trim(text, cut, stop)):
+                spans.append(span)
+            cut = m.end()
+        if (span := _trim(text, cut, b)):
+            spans.append(span)
+    return [Sentence(i, a, b) for i, (a, b) in enumerate(spans)]
