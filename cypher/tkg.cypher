@@ -85,7 +85,7 @@ OPTIONAL MATCH (p)-[:HAD_ENCOUNTER]->(enc:Encounter)
 OPTIONAL MATCH (enc)-[:DOCUMENTED_BY]->(n:Note)
 OPTIONAL MATCH (n)-[:HAS_SECTION]->(s:Section)
 OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
-OPTIONAL MATCH (enc)-[:HAS_EVENT]->(ev:Event)
+OPTIONAL MATCH (ev:Event {patient: $patient})
 WITH p, collect(DISTINCT enc) + collect(DISTINCT n) + collect(DISTINCT s) + collect(DISTINCT t)
      + collect(DISTINCT ev) AS owned
 FOREACH (x IN owned | DETACH DELETE x)

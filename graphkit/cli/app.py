@@ -8,12 +8,13 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from graphkit import __version__
-from graphkit.cli import guidelines_cmd, neo4j_cmd
+from graphkit.cli import guidelines_cmd, ingest_cmd, neo4j_cmd
 from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
 
@@ -28,6 +29,7 @@ app = typer.Typer(
 )
 app.add_typer(neo4j_cmd.app, name="neo4j")
 app.add_typer(guidelines_cmd.app, name="guidelines")
+app.add_typer(ingest_cmd.app, name="ingest")
 db_app = typer.Typer(help="Schema and contents of the graph database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 delete_app = typer.Typer(help="Remove data from the graph.", no_args_is_help=True)
@@ -129,34 +131,55 @@ def delete_patient(patient: str, as_json: bool = typer.Option(False, "--json", h
 
 
 @app.command()
-def demo():
-    """Set up everything and load the demo: local Neo4j, schema, sample patient; print the Browser login.
+def demo(
+    cohort: Path = typer.Option(None, help="Notes to ingest (default: the bundled synthetic oncology cohort)."),
+):
+    """Set everything up and run the main job: local Neo4j, schema, the three guidelines, the demo
+    cohort ingested into patient temporal graphs; print the Neo4j Browser URL and login.
 
     Uses NEO4J_URI instead of the local server when it is set.
     Example: graphkit demo
     """
-    from graphkit.demo.sample import load_sample
+    from graphkit.guidelines import load_guideline, validate_file
+    from graphkit.settings import graphkit_home, read_credentials
+    from ingest.job import ingest_paths
 
     if not os.environ.get("NEO4J_URI"):
         if not neo4j_cmd._server().is_installed():
             neo4j_cmd.install(bolt_port=7687, http_port=7474, heap="1g", pagecache="512m")
         neo4j_cmd.start(timeout=90)
+    data = _data_dir()
+    cohort = cohort or data / "ingest" / "demo" / "cohort"
     with open_store() as store:
-        applied = store.apply_schema()
-        written = load_sample(store)
-        counts = store.counts()
+        store.apply_schema()
+        for spec_file in sorted((data / "guidelines").glob("*.yaml")):
+            result = validate_file(spec_file)
+            if not result.ok:
+                raise GraphkitError(f"bundled guideline {spec_file.name} is invalid: {result.errors[0]}")
+            loaded = load_guideline(store, result.spec)
+            console.print(f"guideline {loaded.id} {loaded.version}: {loaded.status} ({loaded.paths} paths)")
+        with console.status("ingesting the demo cohort (notes → events, assertion, codes)..."):
+            report = ingest_paths(store, [cohort], quarantine_path=Path("graphkit-quarantine.jsonl"))
+        first = store.read("ingest.first_patient")
         settings = store.settings
-    console.print(f"schema version {max(applied) if applied else 'up to date'}; sample patient loaded "
-                  f"({sum(written.values())} rows); graph has {sum(counts['nodes'].values())} nodes")
-    from graphkit.settings import read_credentials, graphkit_home
-
+    console.print(f"demo cohort: {report.patients} patients, {report.notes_read} notes "
+                  f"({report.notes_written} new, {report.notes_unchanged} unchanged), "
+                  f"{report.events_from_notes} events from notes, {report.facts} structured facts")
     creds = read_credentials(graphkit_home(state.home)) if not os.environ.get("NEO4J_URI") else None
     if creds:
         console.print(f"\nNeo4j Browser: [bold]{creds['browser']}[/]\n  connect URL: {creds['uri']}\n"
                       f"  user: {creds['user']}\n  password: {creds['password']}")
     else:
         console.print(f"\nConnected to {settings.uri} as {settings.user}.")
-    console.print("Try: graphkit timeline demo-p001")
+    if first:
+        console.print(f"Try: graphkit timeline {first[0]['id']}")
+
+
+def _data_dir() -> Path:
+    """The source checkout (guidelines/, ingest/demo/) or the copy inside the wheel."""
+    here = Path(__file__).resolve().parent.parent
+    root = here.parent
+    return root if (root / "guidelines").is_dir() else here / "_data"
 
 
 def main() -> None:

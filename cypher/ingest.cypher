@@ -1,0 +1,76 @@
+// Ingestion writers. A batch of notes (all statements below, in order) runs in ONE transaction, so a
+// note is either completely in the graph, with its sha256, or not at all: a crashed job resumes by
+// skipping the notes whose sha256 is already stored.
+
+// name: note_hashes
+// The stored sha256 of the given note ids (to skip unchanged notes and replace changed ones).
+UNWIND $ids AS id
+MATCH (n:Note {id: id})
+RETURN n.id AS id, n.sha256 AS sha256
+
+// name: delete_note_content
+// A changed note: remove its sections, sentences and the events they evidence (the Note node stays).
+UNWIND $ids AS id
+MATCH (n:Note {id: id})-[:HAS_SECTION]->(s:Section)
+OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
+OPTIONAL MATCH (ev:Event)-[:EVIDENCED_BY]->(t)
+DETACH DELETE ev, t, s
+
+// name: merge_encounters
+// Encounter start = the earliest time any record of it shows.
+UNWIND $rows AS r
+MATCH (p:Patient {id: r.patient})
+MERGE (e:Encounter {id: r.id})
+SET e.start = CASE WHEN e.start IS NULL OR r.start < e.start THEN r.start ELSE e.start END,
+    e.end = coalesce(r.end, e.end), e.class = coalesce(r.class, e.class), e.patient = r.patient
+MERGE (p)-[:HAD_ENCOUNTER]->(e)
+
+// name: merge_notes
+UNWIND $rows AS r
+MATCH (e:Encounter {id: r.encounter})
+MERGE (n:Note {id: r.id})
+SET n.type = r.type, n.authored_at = r.authored_at, n.recorded_at = r.recorded_at, n.sha256 = r.sha256,
+    n.patient = r.patient, n.source = r.source
+MERGE (e)-[:DOCUMENTED_BY]->(n)
+
+// name: merge_events
+// Events from notes and from structured resources; encounter may be null for the latter.
+UNWIND $rows AS r
+MERGE (ev:Event {id: r.id})
+SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
+    ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value,
+    ev.source = r.source, ev.note = r.note, ev.cue = r.cue
+WITH ev, r
+OPTIONAL MATCH (enc:Encounter {id: r.encounter})
+OPTIONAL MATCH (p:Patient {id: r.patient})
+FOREACH (_ IN CASE WHEN enc IS NOT NULL THEN [1] ELSE [] END | MERGE (enc)-[:HAS_EVENT]->(ev))
+FOREACH (_ IN CASE WHEN enc IS NULL AND p IS NOT NULL THEN [1] ELSE [] END | MERGE (p)-[:HAS_EVENT]->(ev))
+
+// name: relink_trajectory
+// Rebuild each patient's NEXT chain over all its events in time order (valid time, then encounter
+// order) and the NEXT_ENCOUNTER chain. O(events of the patients).
+UNWIND $patients AS pid
+MATCH (p:Patient {id: pid})
+OPTIONAL MATCH (:Event {patient: pid})-[old:NEXT]->(:Event)
+DELETE old
+WITH DISTINCT p, pid
+MATCH (ev:Event {patient: pid})
+WITH p, pid, ev ORDER BY ev.valid_time, ev.order, ev.id
+WITH p, pid, collect(ev) AS evs
+FOREACH (i IN range(0, size(evs) - 2) | FOREACH (a IN [evs[i]] | FOREACH (b IN [evs[i + 1]] | MERGE (a)-[:NEXT]->(b))))
+WITH p, pid
+OPTIONAL MATCH (p)-[:HAD_ENCOUNTER]->(e:Encounter)
+WITH p, e ORDER BY e.start, e.id
+WITH p, collect(e) AS encs
+FOREACH (i IN range(0, size(encs) - 2) | FOREACH (a IN [encs[i]] | FOREACH (b IN [encs[i + 1]] | MERGE (a)-[:NEXT_ENCOUNTER]->(b))))
+
+// name: patient_trajectory_stats
+UNWIND $patients AS pid
+MATCH (ev:Event {patient: pid})
+RETURN pid AS patient, count(ev) AS events,
+       sum(CASE WHEN ev.source = 'note' THEN 1 ELSE 0 END) AS note_events
+
+// name: first_patient
+// A patient with a cancer event from notes, to suggest in the demo.
+MATCH (ev:Event {kind: 'Cancer', source: 'note'})
+RETURN ev.patient AS id ORDER BY id LIMIT 1

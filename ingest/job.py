@@ -1,0 +1,208 @@
+"""`graphkit ingest notes`: EHR exports → patient temporal knowledge graphs in Neo4j.
+
+Idempotent (a note whose sha256 is stored is skipped), incremental (a changed note replaces only its
+own sections, sentences and events), resumable (each batch of notes is one transaction that also
+stores the notes' sha256, so after a crash the finished notes are skipped). Bad records go to the
+quarantine file with their reason; everything else goes through. Note text never reaches a log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphkit.store import GraphStore
+from ingest.model import BadRecord, CodedFact, Encounter, Note, Patient, SourceRef
+from ingest.quarantine import Quarantine
+from ingest.readers import read_paths
+from ingest.readers.checks import DEFAULT_MAX_NOTE_BYTES
+from ingest.text import normalize, split_sections, split_sentences
+from ingest.tkg.build import fact_rows, note_graph, note_sha
+
+Progress = Callable[[str, int], None]  # (stage, amount done)
+
+
+@dataclass
+class IngestReport:
+    notes_read: int = 0
+    notes_written: int = 0
+    notes_replaced: int = 0
+    notes_unchanged: int = 0
+    duplicates: int = 0
+    facts: int = 0
+    events_from_notes: int = 0
+    patients: int = 0
+    encounters: int = 0
+    quarantined: int = 0
+    quarantine_file: str | None = None
+    quarantine_reasons: dict = field(default_factory=dict)
+    stage_seconds: dict = field(default_factory=lambda: {"read": 0.0, "text": 0.0, "nlp": 0.0, "write": 0.0})
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class _Clock:
+    def __init__(self, report: IngestReport):
+        self.report = report
+
+    def __call__(self, stage: str):
+        clock = self
+
+        class _Ctx:
+            def __enter__(self):
+                self.t = time.perf_counter()
+
+            def __exit__(self, *exc):
+                clock.report.stage_seconds[stage] += time.perf_counter() - self.t
+        return _Ctx()
+
+
+def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = None,
+                 quarantine_path: Path = Path("graphkit-quarantine.jsonl"), batch_notes: int = 64,
+                 max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES, nlp=None,
+                 progress: Progress | None = None) -> IngestReport:
+    """Run the whole pipeline over ``paths``. O(total text)."""
+    from ingest.nlp import build_pipeline
+
+    report = IngestReport(quarantine_file=str(quarantine_path))
+    clock = _Clock(report)
+    quarantine = Quarantine(quarantine_path)
+    nlp = nlp or build_pipeline()
+    tick = progress or (lambda stage, n: None)
+    patients: dict[str, Patient] = {}
+    encounters: dict[str, Encounter] = {}
+    written_p, written_e = set(), set()
+    facts: list[CodedFact] = []
+    batch: list[Note] = []
+    seen: dict[str, tuple[str, SourceRef | None]] = {}
+    touched: set[str] = set()
+
+    def flush_context():
+        new_p = [{"id": p.id, "props": {k: v for k, v in p.props.items() if v is not None}}
+                 for pid, p in patients.items() if pid not in written_p]
+        new_e = [{"id": e.id, "patient": e.patient, "start": e.start, "end": e.end, "class": e.cls}
+                 for eid, e in encounters.items() if eid not in written_e]
+        with clock("write"):
+            if new_p:
+                store.write_batches("tkg.merge_patients", new_p)
+            if new_e:
+                for row in new_e:  # an encounter of an unknown patient gets a bare patient node
+                    if row["patient"] not in patients and row["patient"] not in written_p:
+                        store.write_batches("tkg.merge_patients", [{"id": row["patient"], "props": {}}])
+                        written_p.add(row["patient"])
+                store.write_batches("ingest.merge_encounters", new_e)
+        written_p.update(p["id"] for p in new_p)
+        written_e.update(e["id"] for e in new_e)
+        report.patients, report.encounters = len(written_p), len(written_e)
+
+    def flush_notes():
+        if not batch:
+            return
+        flush_context()
+        with clock("write"):
+            stored = {r["id"]: r["sha256"] for r in store.read("ingest.note_hashes", ids=[n.id for n in batch])}
+        todo = [n for n in batch if stored.get(n.id) != note_sha(n)]
+        report.notes_unchanged += len(batch) - len(todo)
+        changed = [n.id for n in todo if n.id in stored]
+        report.notes_replaced += len(changed)
+        with clock("text"):
+            prepared = []
+            for n in todo:
+                norm = normalize(n.text)
+                secs = [(s, split_sentences(norm.text, s.start, s.end)) for s in split_sections(norm.text)]
+                prepared.append((n, norm, secs))
+        with clock("nlp"):
+            texts, names = [], []
+            for n, norm, secs in prepared:
+                for s, sents in secs:
+                    texts.extend(norm.text[t.start:t.end] for t in sents)
+                    names.extend([s.name] * len(sents))
+            from ingest.nlp import extract_mentions
+
+            mentions = extract_mentions(nlp, texts, names)
+        rows: dict[str, list] = {k: [] for k in ("notes", "sections", "sentences", "events", "evidence",
+                                                 "concepts", "instance_of")}
+        k = 0
+        for n, norm, secs in prepared:
+            count = sum(len(s) for _, s in secs)
+            g = note_graph(n, norm, secs, mentions[k:k + count], encounters[n.encounter].start)
+            k += count
+            rows["notes"].append(g.note)
+            for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of"):
+                rows[key].extend(getattr(g, key))
+            touched.add(n.patient)
+        with clock("write"):
+            if todo:
+                store.write_many([
+                    ("ingest.delete_note_content", {"ids": changed}),
+                    ("ingest.merge_notes", {"rows": rows["notes"]}),
+                    ("tkg.merge_sections", {"rows": rows["sections"]}),
+                    ("tkg.merge_sentences", {"rows": rows["sentences"]}),
+                    ("ingest.merge_events", {"rows": rows["events"]}),
+                    ("tkg.link_evidence", {"rows": rows["evidence"]}),
+                    ("tkg.merge_concepts", {"rows": rows["concepts"]}),
+                    ("tkg.link_instance_of", {"rows": rows["instance_of"]}),
+                ])
+        report.notes_written += len(todo) - len(changed)
+        report.events_from_notes += len(rows["events"])
+        tick("notes", len(batch))
+        batch.clear()
+
+    records = iter(read_paths(paths, fmt, max_note_bytes))
+    while True:
+        with clock("read"):
+            rec = next(records, None)
+        if rec is None:
+            break
+        if isinstance(rec, BadRecord):
+            quarantine.add(rec)
+            tick("quarantined", 1)
+        elif isinstance(rec, Patient):
+            patients.setdefault(rec.id, rec)
+        elif isinstance(rec, Encounter):
+            old = encounters.get(rec.id)
+            if old is None or rec.start < old.start:
+                encounters[rec.id] = rec
+        elif isinstance(rec, CodedFact):
+            facts.append(rec)
+        elif isinstance(rec, Note):
+            report.notes_read += 1
+            sha = note_sha(rec)
+            if rec.id in seen:
+                if seen[rec.id][0] == sha:
+                    report.duplicates += 1
+                else:
+                    quarantine.add(BadRecord(rec.source or SourceRef("?", "?"),
+                                             f"duplicate note id with different text: {rec.id} was first read at "
+                                             f"{seen[rec.id][1]}",
+                                             "give each version its own note id, or keep one of them",
+                                             {"note_id": rec.id, "patient": rec.patient, "text": rec.text}))
+                continue
+            seen[rec.id] = (sha, rec.source)
+            batch.append(rec)
+            if len(batch) >= batch_notes:
+                flush_notes()
+    flush_notes()
+    flush_context()
+    if facts:
+        events, concepts, links = fact_rows(facts)
+        with clock("write"):
+            store.write_batches("ingest.merge_events", events)
+            store.write_batches("tkg.merge_concepts", concepts)
+            store.write_batches("tkg.link_instance_of", links)
+        touched.update(f.patient for f in facts)
+        report.facts = len(facts)
+        tick("facts", len(facts))
+    with clock("write"):
+        ids = sorted(touched)
+        for i in range(0, len(ids), 25):
+            store.write("ingest.relink_trajectory", patients=ids[i:i + 25])
+    quarantine.close()
+    report.quarantined = quarantine.count
+    report.quarantine_reasons = quarantine.reasons
+    if not quarantine.count:
+        report.quarantine_file = None
+    return report

@@ -1,0 +1,100 @@
+"""Turn one processed note (or structured facts) into the writer rows of ``cypher/ingest.cypher``.
+
+Pure functions: no I/O. Times: **valid time** is when the event happened — an explicit date in the
+sentence when there is a plausible one, else the encounter start; **recorded time** is when the note
+was written (storetime / DocumentReference.date, else chart time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from ingest.model import CodedFact, Note
+from ingest.nlp.pipeline import Mention
+from ingest.text import NormalizedText, Section, Sentence
+
+_DATE = re.compile(r"\b(?P<iso>(?:19|20|21)\d\d-[01]\d-[0-3]\d)\b|\b(?P<us>[01]?\d/[0-3]?\d/(?:19|20|21)\d\d)\b")
+
+
+def sentence_date(text: str, around: datetime) -> datetime | None:
+    """An explicit date in the sentence, if it lies within 30 years before to 1 year after ``around``."""
+    for m in _DATE.finditer(text):
+        try:
+            if m.group("iso"):
+                d = datetime.fromisoformat(m.group("iso"))
+            else:
+                mo, da, yr = (int(x) for x in m.group("us").split("/"))
+                d = datetime(yr, mo, da)
+        except ValueError:
+            continue
+        if around - timedelta(days=365 * 30) <= d <= around + timedelta(days=366):
+            return d
+    return None
+
+
+@dataclass
+class NoteGraph:
+    note: dict
+    sections: list[dict] = field(default_factory=list)
+    sentences: list[dict] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)
+    evidence: list[dict] = field(default_factory=list)
+    concepts: list[dict] = field(default_factory=list)
+    instance_of: list[dict] = field(default_factory=list)
+
+
+def note_sha(note: Note) -> str:
+    return hashlib.sha256(note.text.encode("utf-8")).hexdigest()
+
+
+def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, list[Sentence]]],
+               mentions: list[list[Mention]], encounter_start: datetime) -> NoteGraph:
+    """Rows for one note. ``mentions`` has one list per sentence, in note order. Offsets stored on
+    Sentence and EVIDENCED_BY point into the ORIGINAL note text."""
+    recorded = note.recorded_at or note.authored_at
+    g = NoteGraph(note={"id": note.id, "encounter": note.encounter, "patient": note.patient, "type": note.type,
+                        "authored_at": note.authored_at, "recorded_at": recorded, "sha256": note_sha(note),
+                        "source": str(note.source) if note.source else None})
+    k = 0
+    order = 0
+    for sec, sents in sections:
+        sec_id = f"{note.id}:s{sec.idx}"
+        g.sections.append({"id": sec_id, "note": note.id, "name": sec.name, "idx": sec.idx})
+        for t_idx, sent in enumerate(sents):
+            a, b = norm.to_original(sent.start, sent.end)
+            sent_id = f"{sec_id}:t{t_idx}"
+            original = note.text[a:b]
+            g.sentences.append({"id": sent_id, "section": sec_id, "idx": t_idx, "text": original, "start": a, "end": b})
+            stext = norm.text[sent.start:sent.end]
+            when = sentence_date(stext, encounter_start)
+            for m in mentions[k]:
+                ma, mb = norm.to_original(sent.start + m.start, sent.start + m.end)
+                ev_id = f"{sent_id}:m{m.start}"
+                g.events.append({
+                    "id": ev_id, "encounter": note.encounter, "patient": note.patient, "kind": m.kind,
+                    "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
+                    "valid_time": when or encounter_start, "recorded_time": recorded, "order": order,
+                    "source": "note", "note": note.id, "cue": m.cue})
+                order += 1
+                g.evidence.append({"event": ev_id, "sentence": sent_id, "start": ma - a, "end": mb - a})
+                for c in m.concepts:
+                    g.concepts.append({"system": c.system, "code": c.code, "name": c.display})
+                    g.instance_of.append({"event": ev_id, "system": c.system, "code": c.code})
+            k += 1
+    return g
+
+
+def fact_rows(facts: list[CodedFact]) -> tuple[list[dict], list[dict], list[dict]]:
+    """(events, concepts, instance_of) rows for structured FHIR facts (assertion present)."""
+    events, concepts, links = [], [], []
+    for i, f in enumerate(facts):
+        events.append({"id": f.id, "encounter": f.encounter, "patient": f.patient, "kind": f.kind,
+                       "text": f.display, "assertion": "present", "value": f.value, "valid_time": f.time,
+                       "recorded_time": f.time, "order": 100_000 + i, "source": f"fhir:{f.resource_type}",
+                       "note": None, "cue": None})
+        concepts.append({"system": f.system, "code": f.code, "name": f.display})
+        links.append({"event": f.id, "system": f.system, "code": f.code})
+    return events, concepts, links
