@@ -33,3 +33,26 @@ MATCH (g:Guideline) WHERE g.id STARTS WITH $prefix
 OPTIONAL MATCH (g)-[:HAS_STEP]->(s)
 OPTIONAL MATCH (g)-[:HAS_PATH]->(p)
 DETACH DELETE g, s, p
+
+// name: events_of_patient
+MATCH (ev:Event {patient: $patient})
+OPTIONAL MATCH (ev)-[x:EVIDENCED_BY]->(t:Sentence)
+OPTIONAL MATCH (ev)-[:INSTANCE_OF]->(c:Concept)
+RETURN ev.id AS id, ev.text AS text, ev.kind AS kind, ev.assertion AS assertion, ev.note AS note,
+       toString(ev.valid_time) AS valid_time, toString(ev.recorded_time) AS recorded_time,
+       substring(t.text, x.start, x.end - x.start) AS evidence, collect(c.system + ':' + c.code) AS codes
+ORDER BY id
+
+// name: next_chain_length
+MATCH (a:Event {patient: $patient})-[:NEXT]->(b:Event {patient: $patient})
+RETURN count(*) AS links
+
+// name: provenance_of_event
+// event → sentence → section → note → encounter → patient
+MATCH (ev:Event {id: $id})-[:EVIDENCED_BY]->(t:Sentence)<-[:HAS_SENTENCE]-(s:Section)<-[:HAS_SECTION]-(n:Note)
+      <-[:DOCUMENTED_BY]-(e:Encounter)<-[:HAD_ENCOUNTER]-(p:Patient)
+RETURN t.id AS sentence, s.name AS section, n.id AS note, e.id AS encounter, p.id AS patient
+
+// name: concept_users
+MATCH (c:Concept {system: $system, code: $code})<-[:INSTANCE_OF]-(ev:Event)
+RETURN count(DISTINCT c) AS concepts, count(ev) AS events

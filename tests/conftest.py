@@ -77,3 +77,11 @@ def cli_env(settings):
     if not EXTERNAL:
         env["GRAPHKIT_HOME"] = str(TEST_HOME)
     return env
+
+
+@pytest.fixture(scope="session")
+def nlp():
+    """graphkit's entity + ConText pipeline (built once: ~3 s)."""
+    from ingest.nlp import build_pipeline
+
+    return build_pipeline()

@@ -5,7 +5,13 @@ Sources (``ingest/link/data``):
   modules emit them (made by ``tools/make_lexicon.py``);
 - ``DO_cancer_slim.obo`` — Disease Ontology cancer terms (names and exact synonyms) with their
   NCIt / SNOMED CT / UMLS / ICD-10-CM cross-references (CC0);
-- ICD-10-CM codes come from those cross-references and are checked against the code set.
+- ICD-10-CM codes come from those cross-references and are checked against the code set;
+- ``oncology_synonyms.tsv`` — a short curated list of everyday oncology terms ("lumpectomy",
+  "chemoradiation") mapped to the same SNOMED CT codes: a supplement, not the rule source;
+- drug ingredient names are derived from the RxNorm clinical-drug displays ("letrozole" from
+  "letrozole 2.5 MG Oral Tablet"); they are recognized as Medication mentions but left uncoded,
+  because the ingredient's own RxNorm code is not in these sources and guessing a clinical drug
+  would invent specificity.
 A concept's ``kind`` follows its terminology: the SNOMED CT semantic tag, RxNorm → Medication,
 LOINC → Test, Disease Ontology → Cancer.
 """
@@ -66,6 +72,11 @@ class Lexicon:
     """surface form → concepts; plus the raw phrases to generate matcher rules from."""
 
     by_surface: dict[str, list[Concept]]
+    uncoded: dict[str, str] = None  # surface → kind, recognized without a code
+
+    def __post_init__(self):
+        if self.uncoded is None:
+            self.uncoded = {}
 
     def lookup(self, text: str) -> list[Concept]:
         return self.by_surface.get(surface(text), [])
@@ -77,6 +88,18 @@ class Lexicon:
         bucket = self.by_surface.setdefault(key, [])
         if concept not in bucket:
             bucket.append(concept)
+
+
+_DOSE = re.compile(r"^(?:\d[\d.]*\s*(?:ML|MG|HR|ACTUAT)\s+)?(?P<name>[A-Za-z][A-Za-z \-/,]*?)\s+\d")
+
+
+def ingredient(display: str) -> str | None:
+    """'10 ML Doxorubicin Hydrochloride 2 MG/ML Injection' → 'doxorubicin hydrochloride'."""
+    m = _DOSE.match(display)
+    if not m:
+        return None
+    name = m.group("name").strip(" ,").lower()
+    return name if len(name) >= 5 and "/" not in name and "deterrent" not in name else None
 
 
 def _read_obo(path: Path):
@@ -122,6 +145,8 @@ def load_lexicon(data_dir: Path = DATA) -> Lexicon:
                 continue
             concept = Concept(system, code, _TAG.sub("", display), kind)
             lex.add(display, concept)
+            if system == "RxNorm" and (name := ingredient(display)):
+                lex.uncoded.setdefault(name, "Medication")
     for term in _read_obo(data_dir / "DO_cancer_slim.obo"):
         if term.get("obsolete") or not term.get("name"):
             continue
@@ -136,4 +161,13 @@ def load_lexicon(data_dir: Path = DATA) -> Lexicon:
         for phrase in [term["name"], *term["synonyms"]]:
             for c in codes:
                 lex.add(phrase, c)
+    with open(data_dir / "oncology_synonyms.tsv", encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            code = row["code"]
+            kind = "Cancer" if any(w in row["display"].lower() for w in _CANCER_WORDS) else (
+                "Problem" if code in ("29857009", "267036007") else "Procedure")
+            lex.add(row["surface"], Concept(row["system"], code, row["display"], kind))
+    for key in list(lex.uncoded):
+        if key in lex.by_surface:
+            del lex.uncoded[key]
     return lex

@@ -74,6 +74,7 @@ def _rules(lexicon: Lexicon):
 
     rules = [TargetRule(key, concepts[0].kind, metadata={"surface": key})
              for key, concepts in lexicon.by_surface.items()]
+    rules += [TargetRule(key, kind, metadata={"surface": key}) for key, kind in lexicon.uncoded.items()]
     rules.append(TargetRule("biomarker", "Biomarker", pattern=BIOMARKER.pattern))
     rules.append(TargetRule("stage", "Stage", pattern=STAGE.pattern))
     return rules
@@ -113,8 +114,8 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
 
 
 def _assertion(ent, section: str | None) -> tuple[str, str | None]:
-    cues = [m for m in getattr(ent._, "modifiers", ())]
-    cue = " ".join(str(m.modifier_span) for m in cues) or None
+    cue = " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text
+                   for m in getattr(ent._, "modifiers", ())) or None
     if ent._.is_negated:
         return "negated", cue
     if ent._.is_family or section == "Family History":

@@ -41,8 +41,9 @@ def read_mimic_csv(path: Path, max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES) -> 
             yield bad(name, 1, f"not a MIMIC-IV-Note CSV: missing columns {', '.join(missing)}",
                       "export with the MIMIC-IV-Note columns or pass --format", {"header": reader.fieldnames})
             return
+        last = reader.line_num  # rows may span lines (quoted text): report where each one starts
         for row in reader:
-            line = reader.line_num
+            line, last = last + 1, reader.line_num
             if None in row or any(v is None for v in row.values()):
                 yield bad(name, line, "malformed CSV row: wrong number of fields",
                           "check quoting of the text column", {k or "_extra": v for k, v in row.items()})

@@ -38,8 +38,9 @@ def read_text_folder(manifest: Path, max_note_bytes: int = DEFAULT_MAX_NOTE_BYTE
             yield bad(name, 1, f"not a notes manifest: missing columns {', '.join(missing)}",
                       f"the manifest needs columns {', '.join(REQUIRED)}", {"header": reader.fieldnames})
             return
+        last = reader.line_num  # rows may span lines (quoted text): report where each one starts
         for row in reader:
-            line = reader.line_num
+            line, last = last + 1, reader.line_num
             pid, nid = (row.get("patient_id") or "").strip(), (row.get("note_id") or "").strip()
             if not pid or not nid:
                 yield bad(name, line, "missing id: patient_id and note_id are required", "fill them", row)

@@ -1,0 +1,62 @@
+"""Clinical text processing: normalization that maps back, sections, sentences, chunks."""
+
+from __future__ import annotations
+
+from ingest.text import chunk_sections, normalize, split_sections, split_sentences
+
+NOTE = ("HISTORY OF PRESENT ILLNESS:  Ms. [**Known lastname 123**] is a 54 y.o. woman seen by Dr. Smith.\r\n"
+        "She denies fever, chills.\r\n\r\n\r\n\r\n"
+        "# Medications\n  • Letrozole 2.5 mg daily\n* Ibuprofen 400 mg p.o. prn\n"
+        "Assessment and Plan: Stage IIA ER+ HER2- IDC. Plan lumpectomy on 03/20/2024.\n## Plan\n- Radiation oncology.\n")
+
+
+def _sentences(text):
+    norm = normalize(text)
+    out = []
+    for sec in split_sections(norm.text):
+        for s in split_sentences(norm.text, sec.start, sec.end):
+            a, b = norm.to_original(s.start, s.end)
+            out.append((sec.name, norm.text[s.start:s.end], text[a:b]))
+    return norm, out
+
+
+def test_normalization_keeps_a_map_to_the_original_characters():
+    norm, _ = _sentences(NOTE)
+    assert "[DEID]" in norm.text and "[**" not in norm.text
+    assert "History Of Present Illness:" in norm.text  # ALL-CAPS header re-cased
+    assert "\n- Letrozole" in norm.text and "\r" not in norm.text and "\n\n\n" not in norm.text
+    i = norm.text.index("[DEID]")
+    a, b = norm.to_original(i, i + len("[DEID]"))
+    assert NOTE[a:b] == "[**Known lastname 123**]"
+    j = norm.text.index("Letrozole 2.5 mg daily")
+    a, b = norm.to_original(j, j + len("Letrozole 2.5 mg daily"))
+    assert NOTE[a:b] == "Letrozole 2.5 mg daily"
+
+
+def test_sections_sentences_and_abbreviations():
+    _, sents = _sentences(NOTE)
+    names = [s[0] for s in sents]
+    assert names[0] == "History of Present Illness" and "Medications" in names and names[-1] == "Assessment and Plan"
+    originals = [s[2] for s in sents]
+    assert "Ms. [**Known lastname 123**] is a 54 y.o. woman seen by Dr. Smith." in originals  # no split at Ms./Dr.
+    assert "Ibuprofen 400 mg p.o. prn" in originals  # one list item, one sentence
+    assert "Radiation oncology." in originals and not any(o.startswith("#") for o in originals)
+
+
+def test_text_before_any_header_is_unlabeled():
+    norm = normalize("Seen today for follow up.\n\nPLAN: continue letrozole.")
+    secs = split_sections(norm.text)
+    assert [s.name for s in secs] == ["Unlabeled", "Assessment and Plan"]
+
+
+def test_hierarchical_chunks_overlap_and_carry_their_context():
+    text = "# Hospital Course\n" + " ".join(f"Sentence number {i} is here." for i in range(40))
+    norm = normalize(text)
+    secs = [(s, split_sentences(norm.text, s.start, s.end)) for s in split_sections(norm.text)]
+    chunks = chunk_sections(secs, patient="p", encounter="e", note="n", note_type="Discharge summary",
+                            max_chars=200, overlap=1)
+    assert chunks[0].level == "section" and len(chunks[0].sentences) == 40
+    subs = [c for c in chunks if c.level == "sub"]
+    assert len(subs) > 3 and all(c.end - c.start <= 200 for c in subs)
+    assert all(a.sentences[-1] == b.sentences[0] for a, b in zip(subs, subs[1:]))  # one sentence overlap
+    assert {c.section for c in chunks} == {"Hospital Course"} and chunks[-1].index == len(chunks) - 1
