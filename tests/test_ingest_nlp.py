@@ -47,3 +47,17 @@ def test_mentions_are_coded_from_the_terminologies(nlp):
     lex = load_lexicon()
     assert lex.lookup("Malignant neoplasm of breast (disorder)")[0].code == "254837009"
     assert lex.lookup("white") == []  # LOINC answer codes and SNOMED qualifiers are not events
+
+
+def test_an_installed_ner_pipeline_can_be_added_by_configuration(tmp_path):
+    """Any spaCy pipeline with entities (here one saved to disk with an entity ruler) joins the rules."""
+    import spacy
+
+    from ingest.nlp import NlpConfig, build_pipeline
+
+    extra = spacy.blank("en")
+    extra.add_pipe("entity_ruler").add_patterns([{"label": "DISEASE", "pattern": "zorblax syndrome"}])
+    extra.to_disk(tmp_path / "my_ner")
+    nlp = build_pipeline(NlpConfig(extra_ner=str(tmp_path / "my_ner")))
+    [mentions] = extract_mentions(nlp, ["Known zorblax syndrome and anemia."], [None])
+    assert {(m.text, m.kind) for m in mentions} == {("zorblax syndrome", "Problem"), ("anemia", "Problem")}

@@ -9,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from graphkit.cli.common import console, err_console, open_store, print_json
+from graphkit.errors import BadInputError
 
 app = typer.Typer(help="Ingest EHR notes (MIMIC-IV-Note CSV, FHIR R4 Bundle/NDJSON, text folder + manifest).",
                   no_args_is_help=True)
@@ -21,6 +22,9 @@ def notes(
     quarantine: Path = typer.Option(Path("graphkit-quarantine.jsonl"), help="Where rejected records go (0600)."),
     batch_notes: int = typer.Option(64, help="Notes per transaction."),
     max_note_bytes: int = typer.Option(1_000_000, help="Reject notes larger than this."),
+    extra_ner: str = typer.Option(None, "--extra-ner", envvar="GRAPHKIT_EXTRA_NER",
+                                  help="An installed spaCy NER pipeline to add (e.g. a scispaCy model); "
+                                       "its entities join the rule-based ones where they do not overlap."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ):
     """Read notes, find clinical events with their assertion, codes and times, and write each
@@ -31,12 +35,16 @@ def notes(
     Example: graphkit ingest notes discharge.csv radiology.csv --format mimic
     """
     from ingest.job import ingest_paths
-    from ingest.nlp import build_pipeline
+    from ingest.nlp import NlpConfig, build_pipeline
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console, transient=not as_json, disable=as_json) as bar:
         setup = bar.add_task("loading terminology rules", total=1)
-        nlp = build_pipeline()
+        try:
+            nlp = build_pipeline(NlpConfig(extra_ner=extra_ner))
+        except OSError as exc:
+            raise BadInputError(f"--extra-ner {extra_ner!r} is not an installed spaCy pipeline",
+                                fix="pip install the model's package first (graphkit never downloads models)") from exc
         bar.advance(setup)
         tasks = {"notes": bar.add_task("notes → events", total=None),
                  "quarantined": bar.add_task("quarantined", total=None),
