@@ -84,3 +84,14 @@ ORDER BY index
 // Every coded guideline step: used to see which patient codes find a guideline step.
 MATCH (s:GuidelineStep)-[:CODED_AS]->(c:Concept)
 RETURN s.uid AS step, c.system AS system, c.code AS code
+
+// name: code_coverage
+// Distinct patient event codes (excluding negated / family mentions), and those that a guideline
+// step is coded with: how much of the patients' care the guideline graphs can recognize by code.
+MATCH (ev:Event)-[:INSTANCE_OF]->(c:Concept)
+WHERE NOT ev.assertion IN ['negated', 'family'] AND c.system IN ['SNOMED-CT', 'RxNorm', 'LOINC', 'ICD-10-CM']
+WITH c, count(ev) AS events
+OPTIONAL MATCH (c)<-[:CODED_AS]-(s:GuidelineStep)
+WITH c, events, collect(DISTINCT s.guideline + '/' + s.id) AS steps
+RETURN c.system AS system, c.code AS code, c.name AS name, events, steps
+ORDER BY size(steps) = 0, events DESC

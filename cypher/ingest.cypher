@@ -6,7 +6,7 @@
 // The stored sha256 of the given note ids (to skip unchanged notes and replace changed ones).
 UNWIND $ids AS id
 MATCH (n:Note {id: id})
-RETURN n.id AS id, n.sha256 AS sha256
+RETURN n.id AS id, n.sha256 AS sha256, n.pipeline AS pipeline
 
 // name: delete_note_content
 // A changed note: remove its sections, sentences and the events they evidence (the Note node stays).
@@ -30,7 +30,7 @@ UNWIND $rows AS r
 MATCH (e:Encounter {id: r.encounter})
 MERGE (n:Note {id: r.id})
 SET n.type = r.type, n.authored_at = r.authored_at, n.recorded_at = r.recorded_at, n.sha256 = r.sha256,
-    n.patient = r.patient, n.source = r.source
+    n.patient = r.patient, n.source = r.source, n.pipeline = r.pipeline
 MERGE (e)-[:DOCUMENTED_BY]->(n)
 
 // name: merge_events

@@ -1,6 +1,7 @@
 """`graphkit ingest notes`: EHR exports → patient temporal knowledge graphs in Neo4j.
 
-Idempotent (a note whose sha256 is stored is skipped), incremental (a changed note replaces only its
+Idempotent (a note whose sha256 and pipeline fingerprint are stored is skipped; a new terminology or
+extraction version re-processes it), incremental (a changed note replaces only its
 own sections, sentences and events), resumable (each batch of notes is one transaction that also
 stores the notes' sha256, so after a crash the finished notes are skipped). Bad records go to the
 quarantine file with their reason; everything else goes through. Note text never reaches a log.
@@ -71,6 +72,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
     clock = _Clock(report)
     quarantine = Quarantine(quarantine_path)
     nlp = nlp or build_pipeline()
+    fingerprint = getattr(nlp, "_graphkit_fingerprint", "unknown")
     tick = progress or (lambda stage, n: None)
     patients: dict[str, Patient] = {}
     encounters: dict[str, Encounter] = {}
@@ -103,8 +105,9 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
             return
         flush_context()
         with clock("write"):
-            stored = {r["id"]: r["sha256"] for r in store.read("ingest.note_hashes", ids=[n.id for n in batch])}
-        todo = [n for n in batch if stored.get(n.id) != note_sha(n)]
+            stored = {r["id"]: (r["sha256"], r["pipeline"])
+                      for r in store.read("ingest.note_hashes", ids=[n.id for n in batch])}
+        todo = [n for n in batch if stored.get(n.id) != (note_sha(n), fingerprint)]
         report.notes_unchanged += len(batch) - len(todo)
         changed = [n.id for n in todo if n.id in stored]
         report.notes_replaced += len(changed)
@@ -130,7 +133,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
             count = sum(len(s) for _, s in secs)
             g = note_graph(n, norm, secs, mentions[k:k + count], encounters[n.encounter].start)
             k += count
-            rows["notes"].append(g.note)
+            rows["notes"].append({**g.note, "pipeline": fingerprint})
             for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of"):
                 rows[key].extend(getattr(g, key))
             touched.add(n.patient)

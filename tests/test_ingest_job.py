@@ -146,3 +146,15 @@ def test_the_demo_cohort_ingests_cleanly(store, nlp, tmp_path):
         assert any(e["kind"] == "Cancer" and e["note"] for e in events)
     finally:
         store.write("tkg.delete_patient", patient=patient)
+
+
+def test_a_new_pipeline_version_reprocesses_unchanged_notes(store, nlp, prefix, tmp_path):
+    folder = _folder(tmp_path, prefix)
+    _run(store, folder, tmp_path, nlp=nlp)
+    original = nlp._graphkit_fingerprint
+    try:
+        nlp._graphkit_fingerprint = "a-newer-lexicon"
+        report = _run(store, folder, tmp_path, nlp=nlp)
+        assert (report.notes_replaced, report.notes_unchanged) == (2, 0)
+    finally:
+        nlp._graphkit_fingerprint = original

@@ -120,3 +120,28 @@ def paths(
     for r in rows:
         cond = "" if r["conditions"] in (None, "{}") else f"  [dim]when {r['conditions']}[/]"
         console.print(f"{r['index'] + 1:3d}. " + " → ".join(r["steps"]) + cond, soft_wrap=True)
+
+
+@app.command()
+def coverage(as_json: bool = JSON, show: int = typer.Option(20, help="Rows of each kind to list.")):
+    """How many distinct patient event codes find a coded guideline step (and which do not).
+
+    Example: graphkit guidelines coverage
+    """
+    with open_store() as store:
+        rows = store.read("guidelines.code_coverage")
+    matched = [r for r in rows if r["steps"]]
+    summary = {"codes": len(rows), "codes_with_step": len(matched),
+               "events": sum(r["events"] for r in rows), "events_with_step": sum(r["events"] for r in matched)}
+    if as_json:
+        print_json({**summary, "codes_detail": rows})
+        return
+    console.print(f"{summary['codes_with_step']} of {summary['codes']} distinct event codes "
+                  f"({summary['events_with_step']} of {summary['events']} events) find a coded guideline step")
+    for title, subset in (("matched", matched[:show]), ("unmatched", [r for r in rows if not r["steps"]][:show])):
+        table = Table(title=f"{title} (top {show} by events)")
+        for col in ("code", "name", "events", "steps"):
+            table.add_column(col)
+        for r in subset:
+            table.add_row(f"{r['system']}:{r['code']}", r["name"] or "", str(r["events"]), ", ".join(r["steps"][:3]))
+        console.print(table)

@@ -69,6 +69,25 @@ class NlpConfig:
     batch_size: int = 256
 
 
+PIPELINE_VERSION = "1"  # bump when extraction logic changes: stored notes are then re-processed
+
+
+def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
+    """Identifies what produced a note's events: code version, terminology files, configuration.
+    A note is skipped on re-ingestion only when its text AND this fingerprint are unchanged."""
+    import hashlib
+
+    from ingest.link.lexicon import DATA
+
+    h = hashlib.sha256(PIPELINE_VERSION.encode())
+    for f in sorted(DATA.iterdir()):
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    h.update(repr(config.extra_ner if config else None).encode())
+    return h.hexdigest()[:16]
+
+
 def _rules(lexicon: Lexicon):
     from medspacy.target_matcher import TargetRule
 
@@ -105,6 +124,7 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
     nlp.add_pipe("graphkit_one_sentence", first=True)
     nlp.get_pipe("medspacy_target_matcher").add(_rules(lexicon or load_lexicon()))
     nlp._graphkit_config = config
+    nlp._graphkit_fingerprint = pipeline_fingerprint(config)
     nlp._graphkit_extra = None
     if config.extra_ner:
         import spacy
