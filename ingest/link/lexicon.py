@@ -26,12 +26,9 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
 _TAG = re.compile(r"\s*\((disorder|finding|procedure|situation|morphologic abnormality|observable entity|"
-                  r"regime/therapy|qualifier value|substance|body structure|person|event)\)\s*$", re.I)
+                  r"regime/therapy|qualifier value|substance|body structure|person|event|record artifact|environment|assessment scale|physical object|specimen)\)\s*$", re.I)
 _CANCER_WORDS = ("neoplasm", "cancer", "carcinoma", "malignan", "sarcoma", "lymphoma", "leukemia", "melanoma",
                  "tumor", "tumour", "adenoma")
-_TEST_PROCEDURES = ("mammogra", "ultrasonograph", "tomography", "x-ray", "radiograph", "imaging", "mri ", "scan",
-                    "examination", "screening", "biopsy", "colonoscopy", "bronchoscopy", "assessment", "measurement",
-                    "detection", "evaluation", "test")
 _XREF = {"NCI": "NCIT", "SNOMEDCT_US_2024_03_01": "SNOMED-CT", "UMLS_CUI": "UMLS", "ICD10CM": "ICD-10-CM"}
 
 
@@ -49,7 +46,10 @@ def surface(text: str) -> str:
 
 
 _NOT_EVENTS = {"qualifier value", "substance", "observable entity", "body structure", "person", "event",
-               "morphologic abnormality"}
+               "morphologic abnormality", "record artifact", "environment", "assessment scale", "physical object",
+               "specimen"}
+# One-word surfaces too generic to be an event on their own (they also occur inside semantic tags).
+_GENERIC = {"therapy", "procedure", "finding", "disorder", "situation", "care", "plan", "assessment", "education"}
 
 
 def snomed_kind(display: str) -> str | None:
@@ -83,7 +83,7 @@ class Lexicon:
 
     def add(self, phrase: str, concept: Concept) -> None:
         key = surface(phrase)
-        if len(key) < 3:
+        if len(key) < 3 or key in _GENERIC:
             return
         bucket = self.by_surface.setdefault(key, [])
         if concept not in bucket:

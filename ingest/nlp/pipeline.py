@@ -69,7 +69,7 @@ class NlpConfig:
     batch_size: int = 256
 
 
-PIPELINE_VERSION = "1"  # bump when extraction logic changes: stored notes are then re-processed
+PIPELINE_VERSION = "3"  # bump when extraction logic changes: stored notes are then re-processed
 
 
 def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
@@ -86,6 +86,23 @@ def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
             h.update(f.read_bytes())
     h.update(repr(config.extra_ner if config else None).encode())
     return h.hexdigest()[:16]
+
+
+def _extra_context_rules():
+    """Cues clinical notes use that the stock ConText rules lack (found with bench/assertion_eval.py)."""
+    from medspacy.context import ConTextRule
+
+    hist = ["previous", "previously", "prior", "status post", "s/p", "in the past", "no longer",
+            "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly"]
+    rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
+              for c in ("negative", "negative for")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
+              for c in ("not identified", "not seen", "not present", "is absent", "are absent")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
+              for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
+                        "in case of", "to evaluate for", "to rule out")]
+    return rules
 
 
 def _rules(lexicon: Lexicon):
@@ -123,6 +140,13 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
     nlp = medspacy.load(medspacy_enable=["medspacy_target_matcher", "medspacy_context"])
     nlp.add_pipe("graphkit_one_sentence", first=True)
     nlp.get_pipe("medspacy_target_matcher").add(_rules(lexicon or load_lexicon()))
+    context = nlp.get_pipe("medspacy_context")
+    # medspaCy 1.3.1 checks modifier/target overlap one-sidedly, so a cue INSIDE a mention
+    # ("CT of chest without contrast") would modify it: drop such modifiers.
+    context.prune_on_target_overlap = True
+    # keep "No" (forward) beside ": no" (backward) in "SKIN: No jaundice" instead of the longer one only
+    context.prune_on_modifier_overlap = False
+    context.add(_extra_context_rules())
     nlp._graphkit_config = config
     nlp._graphkit_fingerprint = pipeline_fingerprint(config)
     nlp._graphkit_extra = None
@@ -133,11 +157,18 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
     return nlp
 
 
+_RESULT_CUES = re.compile(r"^(?:was |were |is |are |came back )?(?:negative|normal|unremarkable)$", re.I)
+
+
 def _assertion(ent, section: str | None) -> tuple[str, str | None]:
-    cue = " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text
-                   for m in getattr(ent._, "modifiers", ())) or None
+    mods = list(getattr(ent._, "modifiers", ()))
+    cue = " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods) or None
     if ent._.is_negated:
-        return "negated", cue
+        negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods
+                     if m.category == "NEGATED_EXISTENCE"]
+        # "[urine pregnancy test] was negative": a negative RESULT means the test was done
+        if not (ent.label_ in ("Test", "Procedure") and negations and all(_RESULT_CUES.match(n) for n in negations)):
+            return "negated", cue
     if ent._.is_family or section == "Family History":
         return "family", cue
     if ent._.is_hypothetical or ent._.is_uncertain:

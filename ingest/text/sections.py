@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n]{2,80}?)[ \t]*$", re.M)
+_CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
 _COLON = re.compile(r"^(?P<name>[A-Za-z][A-Za-z /&()\-]{2,50}):[ \t]*(?=\S|$)", re.M)
 
 CANONICAL = {
@@ -26,7 +27,9 @@ CANONICAL = {
     "assessment & plan": "Assessment and Plan", "a/p": "Assessment and Plan", "hospital course": "Hospital Course",
     "brief hospital course": "Hospital Course", "procedures": "Procedures", "major surgical or invasive procedure":
     "Procedures", "discharge diagnosis": "Discharge Diagnosis", "discharge instructions": "Discharge Instructions",
-    "diagnosis": "Diagnosis", "pathology": "Pathology", "biomarkers": "Biomarkers", "instructions": "Instructions",
+    "diagnosis": "Diagnosis", "pathology": "Pathology", "assessment and plan:": "Assessment and Plan",
+    "medical history": "Past Medical History", "surgical history": "Past Surgical History",
+    "current medications": "Medications", "vitals reviewed": "Vital Signs", "results reviewed": "Results", "biomarkers": "Biomarkers", "instructions": "Instructions",
 }
 UNLABELED = "Unlabeled"
 
@@ -53,7 +56,11 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
     for m in _COLON.finditer(text):
         name = m.group("name")
         # "Name:" lines count as headers only when the name is known or written as a header (caps)
-        if canonical_name(name) or name.isupper() or name.istitle():
+        if canonical_name(name) or name.isupper():
+            found.append((m.start(), m.end(), name))
+    for m in _CAPS_LINE.finditer(text):
+        name = m.group("name").strip()
+        if canonical_name(name) or len(name.split()) >= 2:
             found.append((m.start(), m.end(), name))
     found.sort()
     out, last = [], -1

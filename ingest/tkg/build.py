@@ -35,6 +35,9 @@ def sentence_date(text: str, around: datetime) -> datetime | None:
     return None
 
 
+MED_LIST_SECTIONS = {"Medications", "Discharge Medications"}
+
+
 @dataclass
 class NoteGraph:
     note: dict
@@ -77,7 +80,10 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                     "id": ev_id, "encounter": note.encounter, "patient": note.patient, "kind": m.kind,
                     "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
                     "valid_time": when or encounter_start, "recorded_time": recorded, "order": order,
-                    "source": "note", "note": note.id, "cue": m.cue})
+                    "source": "note", "note": note.id, "cue": m.cue,
+                    # a medication-list entry says "is on X", not "X was given at this encounter"
+                    "context": "medication-list" if m.kind == "Medication" and sec.name in MED_LIST_SECTIONS
+                    else None})
                 order += 1
                 g.evidence.append({"event": ev_id, "sentence": sent_id, "start": ma - a, "end": mb - a})
                 for c in m.concepts:
@@ -94,7 +100,7 @@ def fact_rows(facts: list[CodedFact]) -> tuple[list[dict], list[dict], list[dict
         events.append({"id": f.id, "encounter": f.encounter, "patient": f.patient, "kind": f.kind,
                        "text": f.display, "assertion": "present", "value": f.value, "valid_time": f.time,
                        "recorded_time": f.time, "order": 100_000 + i, "source": f"fhir:{f.resource_type}",
-                       "note": None, "cue": None})
+                       "note": None, "cue": None, "context": None})
         concepts.append({"system": f.system, "code": f.code, "name": f.display})
         links.append({"event": f.id, "system": f.system, "code": f.code})
     return events, concepts, links
