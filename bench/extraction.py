@@ -66,10 +66,10 @@ from pathlib import Path
 from _common import emit, log, ratio
 
 from ingest.model import BadRecord, CodedFact, Encounter, Note, Patient
-from ingest.nlp import build_pipeline, extract_mentions
+from ingest.nlp import build_pipeline
 from ingest.readers import read_paths
-from ingest.text import normalize, split_sections, split_sentences
-from ingest.tkg.build import note_graph, note_sha
+from ingest.job import process_notes
+from ingest.tkg.build import note_sha
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -133,25 +133,12 @@ def read_cohort(path: Path):
 
 def note_events(nlp, notes: list[Note], encounters: dict[str, Encounter]) -> list[dict]:
     """Every event row ``note_graph`` makes for the notes, with ``codes`` [(system, code, name)] added."""
-    prepared = []
-    for n in notes:  # = the "text" stage of ingest.job.flush_notes
-        norm = normalize(n.text)
-        secs = [(s, split_sentences(norm.text, s.start, s.end)) for s in split_sections(norm.text)]
-        prepared.append((n, norm, secs))
-    texts, names = [], []  # = the "nlp" stage: one input per sentence, with its section name
-    for n, norm, secs in prepared:
-        for s, sents in secs:
-            texts.extend(norm.text[t.start:t.end] for t in sents)
-            names.extend([s.name] * len(sents))
-    log(f"NLP over {len(texts):,} sentences of {len(notes)} notes")
+    log(f"text + NLP over {len(notes)} notes (ingest.job.process_notes)")
     t = time.perf_counter()
-    mentions = extract_mentions(nlp, texts, names)
-    log(f"  extract_mentions: {time.perf_counter() - t:.1f} s")
-    events, k = [], 0
-    for n, norm, secs in prepared:
-        count = sum(len(s) for _, s in secs)
-        g = note_graph(n, norm, secs, mentions[k:k + count], encounters[n.encounter].start)
-        k += count
+    graphs = process_notes(nlp, notes, {n.encounter: encounters[n.encounter].start for n in notes})
+    log(f"  process_notes: {time.perf_counter() - t:.1f} s")
+    events = []
+    for g in graphs:
         codes: dict[str, list] = defaultdict(list)
         for link, concept in zip(g.instance_of, g.concepts):
             codes[link["event"]].append((concept["system"], concept["code"], concept["name"]))

@@ -61,6 +61,35 @@ class _Clock:
         return _Ctx()
 
 
+def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> list:
+    """text → nlp → link → tkg for a batch of notes: one NoteGraph (writer rows) per note. Pure; all
+    sentences of the batch go through ``nlp.pipe`` together. O(total text)."""
+    from contextlib import nullcontext
+
+    from ingest.nlp import extract_mentions
+
+    stage = clock or (lambda name: nullcontext())
+    with stage("text"):
+        prepared = []
+        for n in notes:
+            norm = normalize(n.text)
+            prepared.append((n, norm, [(s, split_sentences(norm.text, s.start, s.end))
+                                       for s in split_sections(norm.text)]))
+    with stage("nlp"):
+        texts, names = [], []
+        for _, norm, secs in prepared:
+            for s, sents in secs:
+                texts.extend(norm.text[t.start:t.end] for t in sents)
+                names.extend([s.name] * len(sents))
+        mentions = extract_mentions(nlp, texts, names)
+    graphs, k = [], 0
+    for n, norm, secs in prepared:
+        count = sum(len(s) for _, s in secs)
+        graphs.append(note_graph(n, norm, secs, mentions[k:k + count], encounter_start[n.encounter]))
+        k += count
+    return graphs
+
+
 def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = None,
                  quarantine_path: Path = Path("graphkit-quarantine.jsonl"), batch_notes: int = 64,
                  max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES, nlp=None,
@@ -111,28 +140,10 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
         report.notes_unchanged += len(batch) - len(todo)
         changed = [n.id for n in todo if n.id in stored]
         report.notes_replaced += len(changed)
-        with clock("text"):
-            prepared = []
-            for n in todo:
-                norm = normalize(n.text)
-                secs = [(s, split_sentences(norm.text, s.start, s.end)) for s in split_sections(norm.text)]
-                prepared.append((n, norm, secs))
-        with clock("nlp"):
-            texts, names = [], []
-            for n, norm, secs in prepared:
-                for s, sents in secs:
-                    texts.extend(norm.text[t.start:t.end] for t in sents)
-                    names.extend([s.name] * len(sents))
-            from ingest.nlp import extract_mentions
-
-            mentions = extract_mentions(nlp, texts, names)
+        graphs = process_notes(nlp, todo, {n.encounter: encounters[n.encounter].start for n in todo}, clock)
         rows: dict[str, list] = {k: [] for k in ("notes", "sections", "sentences", "events", "evidence",
                                                  "concepts", "instance_of")}
-        k = 0
-        for n, norm, secs in prepared:
-            count = sum(len(s) for _, s in secs)
-            g = note_graph(n, norm, secs, mentions[k:k + count], encounters[n.encounter].start)
-            k += count
+        for n, g in zip(todo, graphs):
             rows["notes"].append({**g.note, "pipeline": fingerprint})
             for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of"):
                 rows[key].extend(getattr(g, key))

@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
