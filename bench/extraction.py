@@ -68,7 +68,7 @@ from _common import emit, log, ratio
 from ingest.model import BadRecord, CodedFact, Encounter, Note, Patient
 from ingest.nlp import build_pipeline
 from ingest.readers import read_paths
-from ingest.job import process_notes
+from ingest.job import absorb_context, process_notes
 from ingest.tkg.build import note_sha
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,14 +115,8 @@ def read_cohort(path: Path):
     for rec in read_paths([path]):
         if isinstance(rec, BadRecord):
             bad += 1
-        elif isinstance(rec, Patient):
-            patients.setdefault(rec.id, rec)
-        elif isinstance(rec, Encounter):
-            old = encounters.get(rec.id)
-            if old is None or rec.start < old.start:
-                encounters[rec.id] = rec
-        elif isinstance(rec, CodedFact):
-            facts.append(rec)
+        elif absorb_context(rec, patients, encounters, facts):
+            continue
         elif isinstance(rec, Note):
             if rec.id in seen:  # a duplicate (same text) is skipped, a conflicting one quarantined
                 continue

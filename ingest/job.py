@@ -61,6 +61,21 @@ class _Clock:
         return _Ctx()
 
 
+def absorb_context(rec, patients: dict, encounters: dict, facts: list) -> bool:
+    """Keep a Patient / Encounter (earliest start wins) / CodedFact record; False for anything else."""
+    if isinstance(rec, Patient):
+        patients.setdefault(rec.id, rec)
+    elif isinstance(rec, Encounter):
+        old = encounters.get(rec.id)
+        if old is None or rec.start < old.start:
+            encounters[rec.id] = rec
+    elif isinstance(rec, CodedFact):
+        facts.append(rec)
+    else:
+        return False
+    return True
+
+
 def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> list:
     """text → nlp → link → tkg for a batch of notes: one NoteGraph (writer rows) per note. Pure; all
     sentences of the batch go through ``nlp.pipe`` together. O(total text)."""
@@ -174,14 +189,8 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
         if isinstance(rec, BadRecord):
             quarantine.add(rec)
             tick("quarantined", 1)
-        elif isinstance(rec, Patient):
-            patients.setdefault(rec.id, rec)
-        elif isinstance(rec, Encounter):
-            old = encounters.get(rec.id)
-            if old is None or rec.start < old.start:
-                encounters[rec.id] = rec
-        elif isinstance(rec, CodedFact):
-            facts.append(rec)
+        elif absorb_context(rec, patients, encounters, facts):
+            continue
         elif isinstance(rec, Note):
             report.notes_read += 1
             sha = note_sha(rec)
