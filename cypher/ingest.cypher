@@ -33,8 +33,18 @@ SET n.type = r.type, n.authored_at = r.authored_at, n.recorded_at = r.recorded_a
     n.patient = r.patient, n.source = r.source, n.pipeline = r.pipeline
 MERGE (e)-[:DOCUMENTED_BY]->(n)
 
+// name: merge_note_events
+// Events found in note text: their encounter always exists (written before the notes).
+UNWIND $rows AS r
+MATCH (enc:Encounter {id: r.encounter})
+MERGE (ev:Event {id: r.id})
+SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
+    ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value,
+    ev.source = r.source, ev.note = r.note, ev.cue = r.cue, ev.context = r.context
+MERGE (enc)-[:HAS_EVENT]->(ev)
+
 // name: merge_events
-// Events from notes and from structured resources; encounter may be null for the latter.
+// Events from structured resources; the encounter may be missing (then the patient holds the event).
 UNWIND $rows AS r
 MERGE (ev:Event {id: r.id})
 SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,

@@ -39,7 +39,8 @@ class IngestReport:
     quarantined: int = 0
     quarantine_file: str | None = None
     quarantine_reasons: dict = field(default_factory=dict)
-    stage_seconds: dict = field(default_factory=lambda: {"read": 0.0, "text": 0.0, "nlp": 0.0, "write": 0.0})
+    stage_seconds: dict = field(default_factory=lambda: {"read": 0.0, "text": 0.0, "nlp": 0.0, "write": 0.0,
+                                                                 "trajectory": 0.0})
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -170,7 +171,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
                     ("ingest.merge_notes", {"rows": rows["notes"]}),
                     ("tkg.merge_sections", {"rows": rows["sections"]}),
                     ("tkg.merge_sentences", {"rows": rows["sentences"]}),
-                    ("ingest.merge_events", {"rows": rows["events"]}),
+                    ("ingest.merge_note_events", {"rows": rows["events"]}),
                     ("tkg.link_evidence", {"rows": rows["evidence"]}),
                     ("tkg.merge_concepts", {"rows": rows["concepts"]}),
                     ("tkg.link_instance_of", {"rows": rows["instance_of"]}),
@@ -219,7 +220,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
         touched.update(f.patient for f in facts)
         report.facts = len(facts)
         tick("facts", len(facts))
-    with clock("write"):
+    with clock("trajectory"):
         ids = sorted(touched)
         for i in range(0, len(ids), 25):
             store.write("ingest.relink_trajectory", patients=ids[i:i + 25])
