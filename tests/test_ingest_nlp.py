@@ -61,3 +61,8 @@ def test_an_installed_ner_pipeline_can_be_added_by_configuration(tmp_path):
     nlp = build_pipeline(NlpConfig(extra_ner=str(tmp_path / "my_ner")))
     [mentions] = extract_mentions(nlp, ["Known zorblax syndrome and anemia."], [None])
     assert {(m.text, m.kind) for m in mentions} == {("zorblax syndrome", "Problem"), ("anemia", "Problem")}
+
+
+def test_named_regimens_are_medications_without_invented_codes(nlp):
+    [mentions] = extract_mentions(nlp, ["Adjuvant FOLFOX for 6 months, then surveillance."], [None])
+    assert [(m.text, m.kind, m.concepts) for m in mentions] == [("FOLFOX", "Medication", ())]

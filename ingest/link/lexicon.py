@@ -7,7 +7,8 @@ Sources (``ingest/link/data``):
   NCIt / SNOMED CT / UMLS / ICD-10-CM cross-references (CC0);
 - ICD-10-CM codes come from those cross-references and are checked against the code set;
 - ``oncology_synonyms.tsv`` — a short curated list of everyday oncology terms ("lumpectomy",
-  "chemoradiation") mapped to the same SNOMED CT codes: a supplement, not the rule source;
+  "chemoradiation") mapped to the same SNOMED CT codes, and named regimens (FOLFOX, AC-T) kept
+  uncoded: a supplement, not the rule source;
 - drug ingredient names are derived from the RxNorm clinical-drug displays ("letrozole" from
   "letrozole 2.5 MG Oral Tablet"); they are recognized as Medication mentions but left uncoded,
   because the ingredient's own RxNorm code is not in these sources and guessing a clinical drug
@@ -164,6 +165,9 @@ def load_lexicon(data_dir: Path = DATA) -> Lexicon:
     with open(data_dir / "oncology_synonyms.tsv", encoding="utf-8") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             code = row["code"]
+            if row["system"] == "regimen":  # named regimens: Medication mentions, no code in these sources
+                lex.uncoded[surface(row["surface"])] = "Medication"
+                continue
             kind = "Cancer" if any(w in row["display"].lower() for w in _CANCER_WORDS) else (
                 "Problem" if code in ("29857009", "267036007") else "Procedure")
             lex.add(row["surface"], Concept(row["system"], code, row["display"], kind))

@@ -69,7 +69,7 @@ class NlpConfig:
     batch_size: int = 256
 
 
-PIPELINE_VERSION = "3"  # bump when extraction logic changes: stored notes are then re-processed
+PIPELINE_VERSION = "4"  # bump when extraction logic changes: stored notes are then re-processed
 
 
 def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
