@@ -16,34 +16,7 @@ OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
 OPTIONAL MATCH (ev:Event)-[:EVIDENCED_BY]->(t)
 DETACH DELETE ev, t, s
 
-// name: merge_encounters
-// Encounter start = the earliest time any record of it shows.
-UNWIND $rows AS r
-MATCH (p:Patient {id: r.patient})
-MERGE (e:Encounter {id: r.id})
-SET e.start = CASE WHEN e.start IS NULL OR r.start < e.start THEN r.start ELSE e.start END,
-    e.end = coalesce(r.end, e.end), e.class = coalesce(r.class, e.class), e.patient = r.patient
-MERGE (p)-[:HAD_ENCOUNTER]->(e)
-
-// name: merge_notes
-UNWIND $rows AS r
-MATCH (e:Encounter {id: r.encounter})
-MERGE (n:Note {id: r.id})
-SET n.type = r.type, n.authored_at = r.authored_at, n.recorded_at = r.recorded_at, n.sha256 = r.sha256,
-    n.patient = r.patient, n.source = r.source, n.pipeline = r.pipeline
-MERGE (e)-[:DOCUMENTED_BY]->(n)
-
-// name: merge_note_events
-// Events found in note text: their encounter always exists (written before the notes).
-UNWIND $rows AS r
-MATCH (enc:Encounter {id: r.encounter})
-MERGE (ev:Event {id: r.id})
-SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
-    ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value,
-    ev.source = r.source, ev.note = r.note, ev.cue = r.cue, ev.context = r.context
-MERGE (enc)-[:HAS_EVENT]->(ev)
-
-// name: merge_events
+// name: merge_fact_events
 // Events from structured resources; the encounter may be missing (then the patient holds the event).
 UNWIND $rows AS r
 MERGE (ev:Event {id: r.id})
@@ -73,12 +46,6 @@ OPTIONAL MATCH (p)-[:HAD_ENCOUNTER]->(e:Encounter)
 WITH p, e ORDER BY e.start, e.id
 WITH p, collect(e) AS encs
 FOREACH (i IN range(0, size(encs) - 2) | FOREACH (a IN [encs[i]] | FOREACH (b IN [encs[i + 1]] | MERGE (a)-[:NEXT_ENCOUNTER]->(b))))
-
-// name: patient_trajectory_stats
-UNWIND $patients AS pid
-MATCH (ev:Event {patient: pid})
-RETURN pid AS patient, count(ev) AS events,
-       sum(CASE WHEN ev.source = 'note' THEN 1 ELSE 0 END) AS note_events
 
 // name: first_patient
 // A patient with a cancer event from notes, to suggest in the demo.

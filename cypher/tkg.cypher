@@ -8,10 +8,12 @@ MERGE (p:Patient {id: r.id})
 SET p += r.props
 
 // name: merge_encounters
+// Encounter start = the earliest time any record of it shows (notes may arrive in any order).
 UNWIND $rows AS r
 MATCH (p:Patient {id: r.patient})
 MERGE (e:Encounter {id: r.id})
-SET e.start = r.start, e.end = r.end, e.class = r.class, e.patient = r.patient
+SET e.start = CASE WHEN e.start IS NULL OR r.start < e.start THEN r.start ELSE e.start END,
+    e.end = coalesce(r.end, e.end), e.class = coalesce(r.class, e.class), e.patient = r.patient
 MERGE (p)-[:HAD_ENCOUNTER]->(e)
 
 // name: link_next_encounter
@@ -20,10 +22,12 @@ MATCH (a:Encounter {id: r.from}), (b:Encounter {id: r.to})
 MERGE (a)-[:NEXT_ENCOUNTER]->(b)
 
 // name: merge_notes
+// recorded_at, source (file:row) and pipeline (the extraction fingerprint) may be null.
 UNWIND $rows AS r
 MATCH (e:Encounter {id: r.encounter})
 MERGE (n:Note {id: r.id})
-SET n.type = r.type, n.authored_at = r.authored_at, n.sha256 = r.sha256, n.patient = r.patient
+SET n.type = r.type, n.authored_at = r.authored_at, n.recorded_at = r.recorded_at, n.sha256 = r.sha256,
+    n.patient = r.patient, n.source = r.source, n.pipeline = r.pipeline
 MERGE (e)-[:DOCUMENTED_BY]->(n)
 
 // name: merge_sections
@@ -41,11 +45,13 @@ SET t.idx = r.idx, t.text = r.text, t.start = r.start, t.end = r.end
 MERGE (s)-[:HAS_SENTENCE]->(t)
 
 // name: merge_events
+// Events of an encounter (from note text, or the sample); source, note, cue and context may be null.
 UNWIND $rows AS r
 MATCH (enc:Encounter {id: r.encounter})
 MERGE (ev:Event {id: r.id})
 SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
-    ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value
+    ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value,
+    ev.source = r.source, ev.note = r.note, ev.cue = r.cue, ev.context = r.context
 MERGE (enc)-[:HAS_EVENT]->(ev)
 
 // name: link_evidence

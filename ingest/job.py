@@ -140,7 +140,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
                     if row["patient"] not in patients and row["patient"] not in written_p:
                         store.write_batches("tkg.merge_patients", [{"id": row["patient"], "props": {}}])
                         written_p.add(row["patient"])
-                store.write_batches("ingest.merge_encounters", new_e)
+                store.write_batches("tkg.merge_encounters", new_e)
         written_p.update(p["id"] for p in new_p)
         written_e.update(e["id"] for e in new_e)
         report.patients, report.encounters = len(written_p), len(written_e)
@@ -168,10 +168,10 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
             if todo:
                 store.write_many([
                     ("ingest.delete_note_content", {"ids": changed}),
-                    ("ingest.merge_notes", {"rows": rows["notes"]}),
+                    ("tkg.merge_notes", {"rows": rows["notes"]}),
                     ("tkg.merge_sections", {"rows": rows["sections"]}),
                     ("tkg.merge_sentences", {"rows": rows["sentences"]}),
-                    ("ingest.merge_note_events", {"rows": rows["events"]}),
+                    ("tkg.merge_events", {"rows": rows["events"]}),
                     ("tkg.link_evidence", {"rows": rows["evidence"]}),
                     ("tkg.merge_concepts", {"rows": rows["concepts"]}),
                     ("tkg.link_instance_of", {"rows": rows["instance_of"]}),
@@ -214,7 +214,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
     if facts:
         events, concepts, links = fact_rows(facts)
         with clock("write"):
-            store.write_batches("ingest.merge_events", events)
+            store.write_batches("ingest.merge_fact_events", events)
             store.write_batches("tkg.merge_concepts", concepts)
             store.write_batches("tkg.link_instance_of", links)
         touched.update(f.patient for f in facts)
