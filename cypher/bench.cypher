@@ -8,3 +8,38 @@ CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS
 // name: delete_concepts_of_system
 MATCH (c:Concept {system: $system})
 CALL { WITH c DETACH DELETE c } IN TRANSACTIONS OF 10000 ROWS
+
+// name: clone_patient_trajectory
+// A synthetic patient for the alignment benchmark: a copy of a template patient's first $limit
+// events (kind, text, assertion, times, codes) under new ids with the prefix $dst.
+MATCH (src:Event {patient: $src})
+WITH src ORDER BY src.valid_time, src.order, src.id LIMIT $limit
+WITH collect(src) AS evs
+MERGE (p:Patient {id: $dst})
+WITH p, evs
+UNWIND range(0, size(evs) - 1) AS i
+WITH p, evs[i] AS src, i
+CREATE (ev:Event {id: $dst + ':' + toString(i), patient: $dst, kind: src.kind, text: src.text,
+                  assertion: src.assertion, valid_time: src.valid_time, order: src.order,
+                  source: src.source, value: src.value})
+CREATE (p)-[:HAS_EVENT]->(ev)
+WITH src, ev
+MATCH (src)-[:INSTANCE_OF]->(c:Concept)
+CREATE (ev)-[:INSTANCE_OF]->(c)
+
+// name: delete_conformance_with_prefix
+// Remove what alignments wrote for the benchmark's synthetic patients (in chunks: auto-commit).
+MATCH (ci:ConformanceItem) WHERE ci.patient STARTS WITH $prefix
+CALL { WITH ci DETACH DELETE ci } IN TRANSACTIONS OF 10000 ROWS
+
+// name: delete_events_with_prefix
+MATCH (ev:Event) WHERE ev.patient STARTS WITH $prefix
+CALL { WITH ev DETACH DELETE ev } IN TRANSACTIONS OF 5000 ROWS
+
+// name: delete_patients_with_prefix
+MATCH (p:Patient) WHERE p.id STARTS WITH $prefix
+CALL { WITH p DETACH DELETE p } IN TRANSACTIONS OF 5000 ROWS
+
+// name: delete_runs_with_prefix
+MATCH (r:AlignmentRun) WHERE r.id STARTS WITH $prefix
+CALL { WITH r DETACH DELETE r } IN TRANSACTIONS OF 1000 ROWS

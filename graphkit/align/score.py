@@ -1,0 +1,247 @@
+"""Pair and path scores (CliCARE Eq. 3–4, reworked): one similarity matrix per patient, all numpy.
+
+CliCARE scores a candidate path by summing per-step similarities, so a longer path wins by length.
+Here a path's score is the F-beta (beta = 0.5) of two normalized terms, times order and condition
+factors:
+
+- recall: how much of the path the trajectory evidences (mean best score of its observable steps);
+- precision: how much of the patient's guideline-relevant care the path explains;
+- order consistency: the fraction of the path's ordered step pairs whose best events are in order;
+- condition factor: a penalty when the record's stage or biomarkers contradict the path's conditions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from graphkit.align.model import AlignParams, Guideline, Path, PathScore, Profile, Step, Unit
+from graphkit.guidelines.spec import stage_rank
+
+#: Which event kinds can realize a step, by step category (others get ``kind_mismatch``).
+CATEGORY_KINDS = {
+    "imaging": {"Procedure", "Test"},
+    "biopsy": {"Procedure", "Cancer", "Test"},
+    "biomarker": {"Biomarker", "Test"},
+    "staging": {"Stage", "Procedure", "Test"},
+    "chemotherapy": {"Medication", "Procedure"},
+    "immunotherapy": {"Medication", "Procedure"},
+    "targeted": {"Medication", "Procedure"},
+    "endocrine": {"Medication", "Procedure"},
+    "systemic": {"Medication", "Procedure"},
+    "radiation": {"Procedure", "Medication"},
+    "surgery": {"Procedure"},
+    "surveillance": {"Procedure", "Test"},
+    "lab": {"Test", "Problem", "Procedure"},
+}
+SITUATION_KINDS = {"Problem", "Cancer", "Test", "Procedure"}
+_NEG = {"negative", "wild-type", "low"}
+
+
+def step_texts(steps: list[Step]) -> tuple[list[str], np.ndarray]:
+    """The texts that describe each step (name + description, and each coded concept's name), with the
+    index of their step; a step's semantic score is its best text's. Texts grouped by step."""
+    texts, owner = [], []
+    for j, s in enumerate(steps):
+        own = [f"{s.name}. {s.description}", s.name] + [name for _, name in s.codes if name]
+        for t in dict.fromkeys(own):
+            texts.append(t)
+            owner.append(j)
+    return texts, np.asarray(owner)
+
+
+def unit_text(u: Unit) -> str:
+    return u.text
+
+
+def semantic_matrix(unit_vecs: np.ndarray, text_vecs: np.ndarray, owner: np.ndarray, n_steps: int,
+                    cos_floor: float) -> np.ndarray:
+    """(units × steps) cosine of each unit with its best-matching step text, rescaled so that
+    ``cos_floor`` (unrelated texts) maps to 0. O(n · T · d)."""
+    if len(unit_vecs) == 0:
+        return np.zeros((0, n_steps), dtype=np.float32)
+    cos = unit_vecs @ text_vecs.T  # (n, T), rows unit-norm
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    best = np.maximum.reduceat(cos, starts, axis=1)  # (n, k): texts are grouped by owner
+    return np.clip((best - cos_floor) / (1.0 - cos_floor), 0.0, 1.0).astype(np.float32)
+
+
+def _category(code: str) -> str | None:
+    system, _, value = code.partition("|")
+    return f"{system}|{value[:3]}" if system == "ICD-10-CM" else None
+
+
+def code_matrix(units: list[Unit], steps: list[Step], params: AlignParams) -> np.ndarray:
+    """(units × steps) code agreement: 1 for a shared code, 0.9 for the same ICD-10 category, else 0.
+    Incidence matrices over the code vocabulary, one product each. O(n · k · V) worst case."""
+    vocab: dict[str, int] = {}
+    cats: dict[str, int] = {}
+    for u in units:
+        for c in u.codes:
+            vocab.setdefault(c, len(vocab))
+    for s in steps:
+        for c, _ in s.codes:
+            vocab.setdefault(c, len(vocab))
+    for c in list(vocab):
+        cat = _category(c)
+        if cat:
+            cats.setdefault(cat, len(cats))
+
+    def incidence(code_sets, index, key):
+        m = np.zeros((len(code_sets), max(len(index), 1)), dtype=np.float32)
+        for i, codes in enumerate(code_sets):
+            for c in codes:
+                k = key(c)
+                if k in index:
+                    m[i, index[k]] = 1.0
+        return m
+
+    unit_codes = [u.codes for u in units]
+    step_codes = [{c for c, _ in s.codes} for s in steps]
+    exact = incidence(unit_codes, vocab, lambda c: c) @ incidence(step_codes, vocab, lambda c: c).T > 0
+    cat = incidence(unit_codes, cats, _category) @ incidence(step_codes, cats, _category).T > 0
+    return np.where(exact, params.code_match, np.where(cat, params.code_category_match, 0.0)).astype(np.float32)
+
+
+def conflict_matrix(units: list[Unit], steps: list[Step], codes: np.ndarray, params: AlignParams) -> np.ndarray:
+    """(units × steps) factor for meaning-only matches that the codes contradict: when a unit and a
+    step are coded in the same terminology and share no code, "combined chemotherapy and radiation
+    therapy" is evidence against "chemo-immunotherapy", however alike the words. O(n · k)."""
+    systems: dict[str, int] = {}
+    for u in units:
+        for c in u.codes:
+            systems.setdefault(c.partition("|")[0], len(systems))
+    if not systems:
+        return np.ones((len(units), len(steps)), dtype=np.float32)
+    a = np.zeros((len(units), len(systems)), dtype=np.float32)
+    b = np.zeros((len(steps), len(systems)), dtype=np.float32)
+    for i, u in enumerate(units):
+        for c in u.codes:
+            a[i, systems[c.partition("|")[0]]] = 1.0
+    for j, st in enumerate(steps):
+        for c, _ in st.codes:
+            k = systems.get(c.partition("|")[0])
+            if k is not None:
+                b[j, k] = 1.0
+    same_system = (a @ b.T) > 0
+    return np.where(same_system & (codes == 0), params.code_conflict, 1.0).astype(np.float32)
+
+
+def kind_matrix(units: list[Unit], steps: list[Step], params: AlignParams) -> np.ndarray:
+    """(units × steps) 1 where the event kind can realize the step, else ``kind_mismatch``."""
+    out = np.full((len(units), len(steps)), params.kind_mismatch, dtype=np.float32)
+    for j, s in enumerate(steps):
+        allowed = set(CATEGORY_KINDS.get(s.category, ())) or None
+        if s.kind == "ClinicalSituation":
+            allowed = (allowed or set()) | SITUATION_KINDS
+        for i, u in enumerate(units):
+            if allowed is None or u.kind in allowed:
+                out[i, j] = 1.0
+    return out
+
+
+def pair_scores(semantic: np.ndarray, codes: np.ndarray, kinds: np.ndarray, steps: list[Step],
+                conflict: np.ndarray | None = None) -> np.ndarray:
+    """(units × steps) base score: the stronger of meaning (times kind fit) and code agreement.
+
+    Decision steps are realized only by their own codes (a documented MDT discussion): "TNM stage 1"
+    reads much like a decision step's "TNM stage 4", and meaning alone cannot tell them apart."""
+    meaning = semantic * kinds * (conflict if conflict is not None else 1.0)
+    s = np.maximum(meaning, codes)  # a code the spec lists is valid whatever the event kind
+    decision = np.array([st.kind == "Decision" for st in steps], dtype=bool)
+    s[:, decision] = codes[:, decision]
+    return s
+
+
+def condition_factor(path: Path, profile: Profile, params: AlignParams) -> float:
+    """Penalty when the record contradicts the path's stage range or biomarker conditions. O(b)."""
+    f = 1.0
+    if profile.stage and (path.stage_min or path.stage_max):
+        try:
+            r = stage_rank(profile.stage)
+            lo = stage_rank(path.stage_min) if path.stage_min else -1
+            hi = stage_rank(path.stage_max, upper=True) if path.stage_max else 99
+            if not lo <= r <= hi:
+                f *= params.stage_mismatch
+        except ValueError:
+            pass
+    have = dict(profile.biomarkers)
+    for cond in path.biomarkers:
+        name, _, want = cond.partition("=")
+        got = have.get(name)
+        if got and (got in _NEG) != (want in _NEG):
+            f *= params.biomarker_mismatch
+    return f
+
+
+def score_paths(S: np.ndarray, dates: np.ndarray, guideline: Guideline, profile: Profile,
+                params: AlignParams) -> list[PathScore]:
+    """Score every path of a guideline against a patient's (units × steps) matrix ``S``.
+
+    ``dates``: each unit's first date as days (NaN when undated). Vectorized over paths:
+    O(P · k² + n · P · k) for P paths, k steps, n units. Returns paths best first.
+    """
+    steps = guideline.steps
+    k = len(steps)
+    col = {s.uid: j for j, s in enumerate(steps)}
+    observable = np.array([s.observable for s in steps], dtype=bool)
+    P = len(guideline.paths)
+    if P == 0:
+        return []
+    member = np.zeros((P, k), dtype=bool)
+    pos = np.full((P, k), -1, dtype=np.int32)
+    for p, path in enumerate(guideline.paths):
+        for i, uid in enumerate(path.steps):
+            member[p, col[uid]] = True
+            pos[p, col[uid]] = i
+    obs_member = member & observable[None, :]
+
+    # recall and order from a one-to-one matching per path (Hungarian on margins above theta): a unit
+    # realizes at most one step of a path, so one colonoscopy cannot count as both the diagnostic and
+    # the surveillance one. O(P · n · k²).
+    n = S.shape[0]
+    recall = np.zeros(P)
+    order = np.ones(P)
+    W = np.where(S >= params.theta, S - params.theta + 1e-6, 0.0)
+    for p in range(P):
+        cols = np.flatnonzero(obs_member[p])
+        if n == 0 or len(cols) == 0:
+            continue
+        rows, cc = linear_sum_assignment(W[:, cols], maximize=True)
+        keep = W[rows, cols[cc]] > 0
+        rows, matched = rows[keep], cols[cc][keep]
+        recall[p] = S[rows, matched].sum() / len(cols)
+        t, ps = dates[rows], pos[p, matched]
+        ok = ~np.isnan(t)
+        t, ps = t[ok], ps[ok]
+        if len(t) > 1:
+            before = ps[:, None] < ps[None, :]
+            n_pairs = before.sum()
+            order[p] = (before & (t[:, None] <= t[None, :] + params.same_day_days)).sum() / n_pairs
+
+    # precision: relevant care (units whose best guideline step passes theta) the path explains; not
+    # one-to-one, so the second drug of a regimen counts as explained
+    if n:
+        best_any = S[:, observable].max(1) if observable.any() else np.zeros(n)
+        relevant = best_any >= params.theta
+        Sr = S[relevant]  # (r, k)
+        explained = (Sr[:, None, :] * obs_member[None, :, :]).max(2)  # (r, P)
+        explained = np.where(explained >= params.theta, explained, 0.0)
+        denom = best_any[relevant].sum()
+        precision = explained.sum(0) / denom if denom > 0 else np.zeros(P)
+    else:
+        precision = np.zeros(P)
+
+    # F-beta with beta < 1: explaining what was done weighs more than covering every step (patients
+    # skip steps, records miss some; care the path cannot explain is stronger evidence against it)
+    b2 = params.beta ** 2
+    f1 = np.where(recall + precision > 0,
+                  (1 + b2) * recall * precision / np.maximum(b2 * precision + recall, 1e-9), 0.0)
+    cond = np.array([condition_factor(p, profile, params) for p in guideline.paths])
+    total = f1 * (0.5 + 0.5 * order) * cond
+    # ties (paths that differ only in unobservable branches) go to the shorter path, then the index
+    ranked = sorted(range(P), key=lambda p: (-round(float(total[p]), 6), int(member[p].sum()), guideline.paths[p].index))
+    return [PathScore(path=guideline.paths[p].id, guideline=guideline.id, version=guideline.version,
+                      score=float(total[p]), recall=float(recall[p]), precision=float(precision[p]),
+                      order_consistency=float(order[p]), condition_factor=float(cond[p]), rank=r + 1)
+            for r, p in enumerate(ranked)]

@@ -1,0 +1,214 @@
+"""A patient's trajectory as alignable units, the cancer profile, and which guidelines apply."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+
+from graphkit.align.model import Event, Guideline, Profile, Unit
+
+#: Assertions under which an event really happened to the patient. Negated, family, hypothetical
+#: and possible mentions never align as if they happened.
+HAPPENED = frozenset({"present", "historical"})
+#: Event kinds a guideline step can be realized by.
+ALIGNABLE_KINDS = frozenset({"Procedure", "Medication", "Test", "Cancer", "Stage", "Biomarker", "Problem"})
+
+
+def parse_date(value) -> dt.date | None:
+    """ISO date or datetime string (or date) → date; anything else → None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def concept_keys(events: list[Event]) -> dict[str, str]:
+    """event id -> concept key. Events sharing ANY code are one concept (union-find over codes), so a
+    note's "breast cancer" (DOID, ICD-10 C50) and the coded Condition (SNOMED) meet when one mention
+    carries both; uncoded events group by normalized text. O(n · c · α(n))."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for ev in events:
+        keys = list(ev.codes) or ["text|" + " ".join(ev.text.lower().split())]
+        root = find(keys[0])
+        for k in keys[1:]:
+            r = find(k)
+            if r != root:
+                parent[max(r, root)] = min(r, root)
+                root = min(r, root)
+    out = {}
+    for ev in events:
+        first = ev.codes[0] if ev.codes else "text|" + " ".join(ev.text.lower().split())
+        out[ev.id] = find(first)
+    return out
+
+
+def build_units(events: list[Event], episode_gap_days: int = 180) -> list[Unit]:
+    """Group events that happened into episodes of one concept, ordered by first date.
+
+    Undated events form their own units (date None) at the end. O(n log n) for n events.
+    """
+    happened = [ev for ev in events if ev.assertion in HAPPENED and ev.kind in ALIGNABLE_KINDS]
+    keys = concept_keys(happened)
+    by_key: dict[str, list[Event]] = defaultdict(list)
+    for ev in happened:
+        by_key[keys[ev.id]].append(ev)
+    units: list[Unit] = []
+    for key, evs in by_key.items():
+        dated = sorted((e for e in evs if e.valid_time), key=lambda e: (e.valid_time, e.order or 0, e.id))
+        undated = [e for e in evs if not e.valid_time]
+        episode: list[Event] = []
+        n = 0
+        for ev in dated:
+            if episode and (ev.valid_time - episode[-1].valid_time).days > episode_gap_days:
+                units.append(_unit(f"{key}#{n}", episode))
+                episode, n = [], n + 1
+            episode.append(ev)
+        if episode:
+            units.append(_unit(f"{key}#{n}", episode))
+        if undated:
+            units.append(_unit(f"{key}#undated", undated))
+    units = merge_regimens(units)
+    far = dt.date.max
+    units.sort(key=lambda u: (u.first or far, u.key))
+    return units
+
+
+def merge_regimens(units: list[Unit]) -> list[Unit]:
+    """Medications first given on the same day are one regimen (cisplatin + paclitaxel; epirubicin +
+    cyclophosphamide): one unit, so that concurrent drugs cannot pose as two sequential treatment
+    steps (neoadjuvant, then adjuvant). O(n log n)."""
+    by_day: dict[dt.date, list[Unit]] = defaultdict(list)
+    rest = []
+    for u in units:
+        (by_day[u.first].append(u) if u.kind == "Medication" and u.first else rest.append(u))
+    for day, group in by_day.items():
+        if len(group) == 1:
+            rest.append(group[0])
+            continue
+        group.sort(key=lambda u: u.key)
+        rest.append(Unit(key="regimen|" + "+".join(u.key for u in group), kind="Medication",
+                         text=" + ".join(u.text for u in group), codes=frozenset().union(*(u.codes for u in group)),
+                         events=[e for u in group for e in u.events], first=day,
+                         last=max(u.last or day for u in group)))
+    return rest
+
+
+def _unit(key: str, evs: list[Event]) -> Unit:
+    texts = [e.text for e in evs]
+    text = max(set(texts), key=lambda t: (texts.count(t), -len(t)))
+    kinds = [e.kind for e in evs]
+    codes = frozenset(c for e in evs for c in e.codes)
+    dates = [e.valid_time for e in evs if e.valid_time]
+    return Unit(key=key, kind=max(set(kinds), key=kinds.count), text=text, codes=codes,
+                events=[e.id for e in evs], first=min(dates) if dates else None,
+                last=max(dates) if dates else None)
+
+
+# -- profile: stage and biomarkers -----------------------------------------------------------------
+_STAGE_VALUE = re.compile(r"\bstage\s+(0|IV|III|II|I|[1-4])([ABC])?\b", re.I)
+_BARE_STAGE = re.compile(r"^(0|IV|III|II|I)([ABC])?$")
+_ARABIC = {"1": "I", "2": "II", "3": "III", "4": "IV"}
+_MARKERS = (
+    ("HER2", re.compile(r"\bHER2|ERBB2\b", re.I)),
+    ("ER", re.compile(r"^estrogen receptor|\bER\b(?!\+)|^oestrogen", re.I)),
+    ("PR", re.compile(r"^progesterone receptor|\bPR\b", re.I)),
+    ("EGFR", re.compile(r"\bEGFR\b", re.I)),
+    ("ALK", re.compile(r"\bALK\b", re.I)),
+    ("ROS1", re.compile(r"\bROS1\b", re.I)),
+    ("KRAS", re.compile(r"\bKRAS\b", re.I)),
+    ("PD-L1", re.compile(r"\bPD-?L1\b", re.I)),
+    ("MSI", re.compile(r"\bMSI\b|mismatch repair|\bMMR\b", re.I)),
+)
+
+
+def stage_of(ev: Event) -> str | None:
+    """The stage group an event states ("IIIA"), from a coded value or a note mention."""
+    for text in (ev.value or "", ev.text or ""):
+        m = _BARE_STAGE.match(text.strip())
+        if m:
+            return m.group(1) + (m.group(2) or "")
+        m = _STAGE_VALUE.search(text)
+        if m:
+            return _ARABIC.get(m.group(1), m.group(1).upper()) + (m.group(2) or "").upper()
+    return None
+
+
+def marker_status(name: str, value: str) -> str | None:
+    """Normalize a biomarker result to the vocabulary of guideline conditions."""
+    v = value.lower()
+    if name == "HER2" and ("greater than 2.2" in v):
+        return "positive"
+    if name == "HER2" and ("less than 1.8" in v):
+        return "negative"
+    for word, status in (("negative", "negative"), ("wild", "wild-type"), ("positive", "positive"),
+                         ("mutat", "mutated"), ("high", "high"), ("low", "low"), ("deficient", "high"),
+                         ("proficient", "low")):
+        if word in v:
+            return status
+    return None
+
+
+def build_profile(events: list[Event]) -> Profile:
+    """Stage group (the first Stage event, else a stage named by a diagnosis) and the latest status of
+    each biomarker, from events that happened. O(n)."""
+    stage = stage_from_diagnosis = None
+    markers: dict[str, str] = {}
+    diagnosis = None
+    for ev in sorted(events, key=lambda e: (e.valid_time or dt.date.max, e.order or 0)):
+        if ev.assertion not in HAPPENED:
+            continue
+        if ev.kind == "Cancer" and diagnosis is None and ev.valid_time:
+            diagnosis = ev.valid_time
+        if ev.kind == "Stage" and stage is None:
+            stage = stage_of(ev)
+        if ev.kind == "Cancer" and stage_from_diagnosis is None:
+            stage_from_diagnosis = stage_of(ev)  # "carcinoma of lung, TNM stage 1"
+        if ev.kind == "Biomarker":
+            for name, rx in _MARKERS:
+                if rx.search(ev.text or ""):
+                    status = marker_status(name, ev.value or ev.text or "")
+                    if status:
+                        markers[name] = status
+                    break
+            else:
+                if "estrogen+progesterone" in (ev.text or "").lower():
+                    status = marker_status("ER", ev.value or "")
+                    if status:
+                        markers.setdefault("ER", status)
+                        markers.setdefault("PR", status)
+    return Profile(stage=stage or stage_from_diagnosis, biomarkers=tuple(sorted(markers.items())), diagnosis_date=diagnosis)
+
+
+# -- applicability ----------------------------------------------------------------------------------
+def _code_matches(patient_code: str, guideline_code: str) -> bool:
+    """Exact match, or the same ICD-10 three-character category (C50 ~ C50.911)."""
+    if patient_code == guideline_code:
+        return True
+    ps, _, pc = patient_code.partition("|")
+    gs, _, gc = guideline_code.partition("|")
+    return ps == gs == "ICD-10-CM" and pc[:3] == gc[:3]
+
+
+def applicable_guidelines(events: list[Event], guidelines: list[Guideline]) -> list[tuple[Guideline, list[str]]]:
+    """Guidelines whose condition codes the patient's (happened) Cancer/Problem events carry, each with
+    the ids of the events that made it apply. O(events × condition codes)."""
+    out = []
+    for g in guidelines:
+        hits = [ev.id for ev in events
+                if ev.assertion in HAPPENED and ev.kind in ("Cancer", "Problem")
+                and any(_code_matches(c, gc) for c in ev.codes for gc in g.condition_codes)]
+        if hits:
+            out.append((g, hits))
+    return out
