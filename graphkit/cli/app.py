@@ -137,7 +137,8 @@ def demo(
     cohort: Path = typer.Option(None, help="Notes to ingest (default: the bundled synthetic oncology cohort)."),
 ):
     """Set everything up and run the main job: local Neo4j, schema, the three guidelines, the demo
-    cohort ingested into patient temporal graphs; print the Neo4j Browser URL and login.
+    cohort ingested into patient temporal graphs and aligned to the guideline paths; print the
+    Neo4j Browser URL and login.
 
     Uses NEO4J_URI instead of the local server when it is set.
     Example: graphkit demo
@@ -162,11 +163,17 @@ def demo(
             console.print(f"guideline {loaded.id} {loaded.version}: {loaded.status} ({loaded.paths} paths)")
         with console.status("ingesting the demo cohort (notes → events, assertion, codes)..."):
             report = ingest_paths(store, [cohort], quarantine_path=Path("graphkit-quarantine.jsonl"))
+        with console.status("aligning patients to the guideline paths..."):
+            from graphkit.align import run_alignment
+
+            aligned = run_alignment(store)
         first = store.read("ingest.first_patient")
         settings = store.settings
     console.print(f"demo cohort: {report.patients} patients, {report.notes_read} notes "
                   f"({report.notes_written} new, {report.notes_unchanged} unchanged), "
                   f"{report.events_from_notes} events from notes, {report.facts} structured facts")
+    console.print(f"alignment run {aligned.run}: {aligned.aligned} patients aligned "
+                  f"({aligned.status}, {aligned.seconds:.1f} s)")
     creds = read_credentials(graphkit_home(state.home)) if not os.environ.get("NEO4J_URI") else None
     if creds:
         console.print(f"\nNeo4j Browser: [bold]{creds['browser']}[/]\n  connect URL: {creds['uri']}\n"
@@ -174,7 +181,7 @@ def demo(
     else:
         console.print(f"\nConnected to {settings.uri} as {settings.user}.")
     if first:
-        console.print(f"Try: graphkit timeline {first[0]['id']}")
+        console.print(f"Try: graphkit timeline {first[0]['id']}\n     graphkit conformance {first[0]['id']}")
 
 
 def _data_dir() -> Path:
