@@ -16,6 +16,10 @@ Metrics, for both systems, on the same input (units, step texts, embeddings):
   first, then the rest by score);
 - abstention_precision: of the FHIR events the system left unaligned, the share with no gold step.
 
+Ablations (graphkit only): ``semantic_only`` ignores codes (meaning alone); ``notes_only`` withholds
+the structured facts, so the aligner sees only what the notes say (path and step metrics only: the
+gold events are the withheld facts).
+
 Needs the demo graph: run ``graphkit demo`` first (or point NEO4J_URI at a server that has it).
 Usage: python bench/align_eval.py [--details]
 """
@@ -26,7 +30,7 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -135,7 +139,10 @@ def main() -> None:
     embedder = TextEmbedder()
     params = AlignParams()
     aligner = Aligner(guidelines, embedder, params)
-    rows = {"graphkit": [], "baseline": []}
+    # ablations: meaning only (codes ignored), and notes only (the structured facts withheld)
+    semantic_only = Aligner(guidelines, embedder, replace(params, code_match=0.0, code_category_match=0.0,
+                                                          code_conflict=1.0))
+    rows = {"graphkit": [], "baseline": [], "semantic_only": [], "notes_only": []}
     t0 = time.perf_counter()
     for pid in patients:
         events = trajectories[pid]
@@ -158,6 +165,15 @@ def main() -> None:
             "path": base.path, "gold_paths": gold_paths, "pred_steps": set(base.aligned.values()),
             "gold_steps": gold_steps, "gold_events": gold_events, "aligned": b_aligned, "fact_events": facts,
             "ranking": {ev: base.rankings.get(b_unit_of.get(ev), []) for ev in gold_events}})
+        for name, al, evs in (("semantic_only", semantic_only, events),
+                              ("notes_only", aligner, [e for e in events if e.source == "note"])):
+            r = al.align(pid, evs)
+            u_of = {ev: u.key for u in r.units for ev in u.events}
+            rows[name].append({
+                "path": r.top_path.path if r.top_path else None, "gold_paths": gold_paths,
+                "pred_steps": {p.step for p in r.pairs}, "gold_steps": gold_steps, "gold_events": gold_events,
+                "aligned": {ev: p.step for ev, p in r.aligned_events().items()}, "fact_events": facts,
+                "ranking": {ev: r.rankings.get(u_of.get(ev), []) for ev in gold_events}})
         if args.details:
             r = rows["graphkit"][-1]
             log(f"{pid[:13]} {arm:10} stage={stage} top={'OK ' if r['path'] in gold_paths else 'BAD'} "
@@ -168,7 +184,10 @@ def main() -> None:
     log(f"{len(patients)} patients in {time.perf_counter() - t0:.1f} s")
     for k, v in out.items():
         log(f"{k:9} " + " ".join(f"{m}={x}" for m, x in v.items()))
+    step_keys = ("path_top1", "step_precision", "step_recall", "step_f1")
     emit({"graphkit": out["graphkit"], "baseline": out["baseline"], "patients": len(patients),
+          "ablations": {"semantic_only": out["semantic_only"],
+                        "notes_only": {k: out["notes_only"][k] for k in step_keys}},
           "params": json.loads(params.to_json())})
 
 

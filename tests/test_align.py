@@ -92,8 +92,9 @@ def test_order_and_record_conditions_lower_a_path_score():
     S[0, 0] = S[1, 1] = S[2, 2] = 0.95
     in_order = score_paths(S, np.array([0.0, 10, 20]), g, Profile(), AlignParams())[0]
     reversed_ = score_paths(S, np.array([20.0, 10, 0]), g, Profile(), AlignParams())[0]
-    assert in_order.order_consistency == 1.0 and reversed_.order_consistency == 0.0
-    assert reversed_.score < in_order.score
+    assert in_order.order_consistency == 1.0 and reversed_.order_consistency == pytest.approx(1 / 3)
+    # evidence against the path's order does not count for it: one step of three is left
+    assert reversed_.recall == pytest.approx(in_order.recall / 3) and reversed_.score < in_order.score
     assert condition_factor(g.paths[0], Profile(stage="IIIA"), AlignParams()) < 1.0
     assert condition_factor(g.paths[0], Profile(stage="IA"), AlignParams()) == 1.0
 
@@ -263,3 +264,18 @@ def test_a_patient_without_events_or_guideline_gets_a_reason(store, breast_guide
         assert cover["status"] == "no_events" and "no events" in cover["reason"]
     finally:
         store.write("align.delete_run", id=summary.run)
+
+
+def test_ordered_matching_keeps_evidence_in_path_order():
+    from graphkit.align.score import ordered_matching
+
+    # a colonoscopy (day 0) fits both the diagnostic (pos 0) and the surveillance (pos 2) colonoscopy;
+    # the diagnosis (day 20) fits only the diagnostic one; the resection (day 60) is pos 1
+    W = np.array([[0.45, 0.0, 0.45],
+                  [0.45, 0.0, 0.0],
+                  [0.0, 0.45, 0.0]])
+    rows, cols, share = ordered_matching(W, np.array([0.0, 20.0, 60.0]), np.array([0.0, 1.0, 2.0]), tol=1)
+    pairs = dict(zip(rows.tolist(), cols.tolist()))
+    assert 2 not in pairs.values()          # no surveillance colonoscopy before the resection
+    assert pairs.get(2) == 1 and len(pairs) == 2
+    assert share < 1.0                      # the unconstrained matching had put one out of order

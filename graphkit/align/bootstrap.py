@@ -107,11 +107,26 @@ def bootstrap(S: np.ndarray, dates: np.ndarray, positions: np.ndarray, unit_keys
         labels = new
     final_iteration = max(set_at.values(), default=0)
 
+    # A unit that surely realizes a step nobody took (its own best step, a code-level score) is
+    # aligned even against the order: the conformance report then shows an order violation, which
+    # says more than calling the event off-guideline.
+    free = set(range(k)) - set(labels.values())
+    late = sorted(((float(S[u].max()), u, int(S[u].argmax())) for u in range(n) if u not in labels),
+                  reverse=True)
+    for score, u, j in late:
+        if j in free and score >= params.seed_theta:
+            free.discard(j)
+            labels[u] = j
+            set_at[u] = final_iteration + 1
+            decisions.append(Decision(final_iteration + 1, "add", unit_keys[u], step_uids[j], float(C[u, j]),
+                                      score, float(N[u, j]), "out of order"))
+
     pairs = [Pair(unit_keys[u], step_uids[j], float(C[u, j]), float(S[u, j]), float(N[u, j]), set_at[u])
              for u, j in sorted(labels.items())]
     if params.support and labels:
         # Other events of an aligned step (the second drug of a regimen, a repeat scan): attached as
-        # support when they score like the step and agree with the aligned neighborhood.
+        # support when the aligned step is their best one, or when they score like the step and agree
+        # with the aligned neighborhood.
         aligned_steps = np.zeros(k, dtype=bool)
         aligned_steps[list(labels.values())] = True
         N = neighborhood(dates, positions, labels, params.same_day_days)
@@ -121,7 +136,10 @@ def bootstrap(S: np.ndarray, dates: np.ndarray, positions: np.ndarray, unit_keys
                 continue
             cand = np.where(aligned_steps, C[u], -1.0)
             j = int(cand.argmax())
-            if cand[j] >= params.theta and S[u, j] >= params.theta and N[u, j] >= 0.5:
+            own_best = aligned_steps[int(S[u].argmax())] and S[u].max() >= params.theta
+            if own_best:  # its best step overall is aligned: more evidence of it, whatever the order
+                j = int(S[u].argmax())
+            if own_best or (cand[j] >= params.theta and S[u, j] >= params.theta and N[u, j] >= 0.5):
                 pairs.append(Pair(unit_keys[u], step_uids[j], float(C[u, j]), float(S[u, j]), float(N[u, j]),
                                   final_iteration, role="support"))
                 decisions.append(Decision(final_iteration, "support", unit_keys[u], step_uids[j], float(C[u, j]),

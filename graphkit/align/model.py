@@ -38,8 +38,8 @@ class AlignParams:
     code_category_match: float = 0.9
     kind_mismatch: float = 0.5
     code_conflict: float = 0.6
-    stage_mismatch: float = 0.97
-    biomarker_mismatch: float = 0.97
+    stage_mismatch: float = 0.99
+    biomarker_mismatch: float = 0.99
     episode_gap_days: int = 180
     same_day_days: int = 1
     best_margin: float = 0.1

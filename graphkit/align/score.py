@@ -1,12 +1,13 @@
 """Pair and path scores (CliCARE Eq. 3–4, reworked): one similarity matrix per patient, all numpy.
 
 CliCARE scores a candidate path by summing per-step similarities, so a longer path wins by length.
-Here a path's score is the F-beta (beta = 0.5) of two normalized terms, times order and condition
+Here a path's score is the F-beta (beta = 0.5) of two normalized terms, times a condition
 factors:
 
-- recall: how much of the path the trajectory evidences (mean best score of its observable steps);
+- recall: how much of the path the trajectory evidences, in the path's order (an order-consistent
+  one-to-one matching of events to its observable steps);
 - precision: how much of the patient's guideline-relevant care the path explains;
-- order consistency: the fraction of the path's ordered step pairs whose best events are in order;
+- order consistency (reported): the in-order share of the unconstrained matching;
 - condition factor: a penalty when the record's stage or biomarkers contradict the path's conditions.
 """
 
@@ -174,6 +175,52 @@ def condition_factor(path: Path, profile: Profile, params: AlignParams) -> float
     return f
 
 
+def ordered_matching(W: np.ndarray, dates: np.ndarray, positions: np.ndarray, tol: float,
+                     repairs: int = 5) -> tuple[np.ndarray, np.ndarray, float]:
+    """Maximum-weight one-to-one matching of units (rows) to path steps (columns) whose dates follow
+    the steps' order: match (Hungarian), keep the longest in-order part, forbid the pairs outside it,
+    and match again. Returns rows, columns, and the in-order share of the first matching."""
+    W = W.copy()
+    first_share = None
+    for _ in range(repairs + 1):
+        rows, cols = linear_sum_assignment(W, maximize=True)
+        keep = W[rows, cols] > 0
+        rows, cols = rows[keep], cols[keep]
+        by_pos = np.argsort(positions[cols], kind="stable")
+        rows, cols = rows[by_pos], cols[by_pos]
+        t = dates[rows]
+        dated = ~np.isnan(t)
+        chain = longest_in_order(t[dated], tol)
+        share = len(chain) / max(int(dated.sum()), 1) if dated.sum() > 1 else 1.0
+        first_share = share if first_share is None else first_share
+        bad = np.flatnonzero(dated)[np.setdiff1d(np.arange(int(dated.sum())), chain)]
+        if len(bad) == 0:
+            return rows, cols, first_share
+        W[rows[bad], cols[bad]] = 0.0
+    good = np.setdiff1d(np.arange(len(rows)), bad)
+    return rows[good], cols[good], first_share
+
+
+def longest_in_order(t: np.ndarray, tol: float) -> np.ndarray:
+    """Indices of the longest subsequence of ``t`` that never goes back by more than ``tol``. O(m²)."""
+    m = len(t)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    best = np.ones(m, dtype=np.int64)
+    back = np.full(m, -1, dtype=np.int64)
+    for i in range(1, m):
+        ok = np.flatnonzero(t[:i] <= t[i] + tol)
+        if len(ok):
+            j = ok[np.argmax(best[ok])]
+            best[i], back[i] = best[j] + 1, j
+    i = int(np.argmax(best))
+    out = []
+    while i >= 0:
+        out.append(i)
+        i = back[i]
+    return np.array(out[::-1], dtype=np.int64)
+
+
 def score_paths(S: np.ndarray, dates: np.ndarray, guideline: Guideline, profile: Profile,
                 params: AlignParams) -> list[PathScore]:
     """Score every path of a guideline against a patient's (units × steps) matrix ``S``.
@@ -196,9 +243,9 @@ def score_paths(S: np.ndarray, dates: np.ndarray, guideline: Guideline, profile:
             pos[p, col[uid]] = i
     obs_member = member & observable[None, :]
 
-    # recall and order from a one-to-one matching per path (Hungarian on margins above theta): a unit
-    # realizes at most one step of a path, so one colonoscopy cannot count as both the diagnostic and
-    # the surveillance one. O(P · n · k²).
+    # recall from an order-consistent one-to-one matching per path: a unit realizes at most one step
+    # of a path (one colonoscopy cannot be both the diagnostic and the surveillance one), and evidence
+    # that runs against the path's order does not count for it. O(P · r · n · k²), r ≤ 5 repairs.
     n = S.shape[0]
     recall = np.zeros(P)
     order = np.ones(P)
@@ -207,17 +254,8 @@ def score_paths(S: np.ndarray, dates: np.ndarray, guideline: Guideline, profile:
         cols = np.flatnonzero(obs_member[p])
         if n == 0 or len(cols) == 0:
             continue
-        rows, cc = linear_sum_assignment(W[:, cols], maximize=True)
-        keep = W[rows, cols[cc]] > 0
-        rows, matched = rows[keep], cols[cc][keep]
-        recall[p] = S[rows, matched].sum() / len(cols)
-        t, ps = dates[rows], pos[p, matched]
-        ok = ~np.isnan(t)
-        t, ps = t[ok], ps[ok]
-        if len(t) > 1:
-            before = ps[:, None] < ps[None, :]
-            n_pairs = before.sum()
-            order[p] = (before & (t[:, None] <= t[None, :] + params.same_day_days)).sum() / n_pairs
+        rows, matched, order[p] = ordered_matching(W[:, cols], dates, pos[p, cols], params.same_day_days)
+        recall[p] = S[rows, cols[matched]].sum() / len(cols)
 
     # precision: relevant care (units whose best guideline step passes theta) the path explains; not
     # one-to-one, so the second drug of a regimen counts as explained
@@ -238,7 +276,7 @@ def score_paths(S: np.ndarray, dates: np.ndarray, guideline: Guideline, profile:
     f1 = np.where(recall + precision > 0,
                   (1 + b2) * recall * precision / np.maximum(b2 * precision + recall, 1e-9), 0.0)
     cond = np.array([condition_factor(p, profile, params) for p in guideline.paths])
-    total = f1 * (0.5 + 0.5 * order) * cond
+    total = f1 * cond
     # ties (paths that differ only in unobservable branches) go to the shorter path, then the index
     ranked = sorted(range(P), key=lambda p: (-round(float(total[p]), 6), int(member[p].sum()), guideline.paths[p].index))
     return [PathScore(path=guideline.paths[p].id, guideline=guideline.id, version=guideline.version,
