@@ -87,6 +87,14 @@ def conformance(guideline: Guideline, path: Path, units: list[Unit], pairs: list
             f"'{s.name}' {days} days after '{steps[ref_uid].name}'; the guideline asks {rule}",
             list(u.events[:1]) + list(ru.events[:1]), date=_date(u), days=days, limit_days=limit))
 
+    # aligned events without a time: they count as done, but no order or timing check can see them
+    undated = [u for u in units if u.first is None and u.key in aligned_units]
+    if undated:
+        items.append(ConformanceItem("undated", None, None,
+                                     f"{sum(len(u.events) for u in undated)} aligned events have no time; "
+                                     "they are left out of the order and timing checks",
+                                     [e for u in undated for e in u.events]))
+
     # events that align to nothing
     for u in units:
         if u.key in aligned_units:
