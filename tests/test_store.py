@@ -115,7 +115,8 @@ def test_browser_queries_compile(store):
     checked = 0
     for path in sorted((cypher.cypher_dir() / "browser").glob("*.cypher")):
         for stmt in cypher.parse_statements(path.read_text(), f"browser/{path.stem}").values():
-            assert ":param" in stmt.doc, f"{stmt.name} does not document its parameters"
+            if "$" in stmt.text:
+                assert ":param" in stmt.doc, f"{stmt.name} does not document its parameters"
             with store.driver.session() as s:
                 s.run("EXPLAIN " + stmt.text).consume()
             checked += 1

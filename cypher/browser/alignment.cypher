@@ -4,17 +4,21 @@
 // Each query uses the newest alignment run that covers the patient(s).
 
 // name: patient_alignment
-// A patient's followed guideline path (newest run) with its steps; events ALIGNED_TO each step.
-// Matched steps have events hanging off them; steps with none are missing or pending.
+// A patient's followed guideline path (newest run): the path's steps chained by NEXT, and the event
+// that realized each step (ALIGNED_TO, one-to-one). Steps with no event are missing or pending.
+// :param patient => 'fhir-7a1d5954-c722-4266-aa13-952e2beef7c9'
 MATCH (run:AlignmentRun)-[:COVERS]->(p:Patient {id: $patient})
 WITH p, run ORDER BY run.started_at DESC LIMIT 1
-MATCH (p)-[f:FOLLOWS {run: run.id, rank: 1}]->(path:GuidelinePath)-[i:INCLUDES]->(s:GuidelineStep)
-OPTIONAL MATCH (ev:Event)-[a:ALIGNED_TO {run: run.id}]->(s)
+MATCH (p)-[f:FOLLOWS {run: run.id, rank: 1}]->(path:GuidelinePath)-[:INCLUDES]->(s:GuidelineStep)
+OPTIONAL MATCH (s)-[nx:NEXT]->(s2:GuidelineStep)<-[:INCLUDES]-(path)
+OPTIONAL MATCH (ev:Event)-[a:ALIGNED_TO {run: run.id, role: 'primary'}]->(s)
 WHERE ev.patient = p.id
-RETURN p, f, path, i, s, ev, a
+WITH p, f, path, s, nx, collect(a)[0..1] AS links, collect(ev)[0..1] AS events
+RETURN p, f, path, s, nx, links, events
 
 // name: patient_conformance
 // A patient's conformance items (newest run): type, step, date, detail and how many evidence events.
+// :param patient => 'fhir-7a1d5954-c722-4266-aa13-952e2beef7c9'
 MATCH (run:AlignmentRun)-[:COVERS]->(p:Patient {id: $patient})
 WITH p, run ORDER BY run.started_at DESC LIMIT 1
 MATCH (p)-[:HAS_CONFORMANCE]->(ci:ConformanceItem {run: run.id})
@@ -26,6 +30,7 @@ ORDER BY CASE ci.type WHEN 'matched' THEN 0 WHEN 'missing' THEN 1 WHEN 'pending'
 // name: patients_missing_step
 // Cohort view: patients whose followed path expected step $step before a later step they had,
 // but the record shows no event for it (newest run per patient).
+// :param step => 'axillary-staging'
 MATCH (run:AlignmentRun)-[c:COVERS]->(p:Patient)
 WITH p, run ORDER BY run.started_at DESC
 WITH p, collect(run)[0] AS run
@@ -35,6 +40,7 @@ ORDER BY patient
 
 // name: patients_off_guideline_after
 // Cohort view: patients with off-guideline events after their first event aligned to step $step.
+// :param step => 'core-needle-biopsy'
 MATCH (run:AlignmentRun)-[:COVERS]->(p:Patient)
 WITH p, run ORDER BY run.started_at DESC
 WITH p, collect(run)[0] AS run
