@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from graphkit import __version__
-from graphkit.cli import align_cmd, browser_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd
+from graphkit.cli import align_cmd, browser_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd, recommend_cmd
 from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
 
@@ -33,6 +33,7 @@ app.add_typer(ingest_cmd.app, name="ingest")
 app.add_typer(browser_cmd.app, name="browser")
 app.command("align")(align_cmd.align)
 app.command("conformance")(align_cmd.conformance)
+app.command("recommend")(recommend_cmd.recommend)
 db_app = typer.Typer(help="Schema and contents of the graph database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 delete_app = typer.Typer(help="Remove data from the graph.", no_args_is_help=True)

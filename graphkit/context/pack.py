@@ -1,0 +1,100 @@
+"""Prompt packing under a token budget measured with the target model's tokenizer.
+
+Order of the parts (what is cut last comes first): the task instruction; one worked example
+(ConTextual App. H style); the evidence ids, listed before the facts so the model is primed to cite
+them (PCoA's prior attribution); the patient's subgraph context; then note sentences chosen by the
+budget-aware router (optionally compressed by CPTF) with whatever budget is left.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphkit.context.relevance import NOTE_TASK_QUERIES, relevance
+from graphkit.context.select import Router, select
+from graphkit.context.subgraph import PatientContext, render_graph_context
+from graphkit.context.tokens import TokenCounter
+
+INSTRUCTION = (
+    "You are a clinical decision-support assistant for an oncology team. Using ONLY the facts below, "
+    "write two parts:\n"
+    "SUMMARY: the patient's cancer, stage, biomarkers and the care so far, in 3-5 sentences.\n"
+    "RECOMMENDATION: what the guideline expects next and any gaps (missing steps, order or timing "
+    "problems), in 2-4 sentences.\n"
+    "End every sentence with the ids of the facts that support it, in brackets, e.g. [E3][G2]. Cite "
+    "only ids from the list of evidence ids. Do not state ruled-out or family-history items as the "
+    "patient's own. If the facts do not support a statement, leave it out.")
+
+EXAMPLE = (
+    "Example.\nFacts:\n- 2020-01-05: Cancer malignant neoplasm of colon [E1]\n"
+    "- 2020-02-01: Procedure partial resection of colon [E2]\n- step 5: Adjuvant oxaliplatin chemotherapy [G1]\n"
+    "- pending adjuvant-oxaliplatin-chemotherapy: not done yet (next expected step) [C1]\n"
+    "Answer:\nSUMMARY: Colon cancer diagnosed in January 2020 [E1] was resected in February 2020 [E2].\n"
+    "RECOMMENDATION: The guideline's next step is adjuvant oxaliplatin-based chemotherapy [G1][C1].")
+
+
+@dataclass
+class PackedPrompt:
+    system: str
+    text: str
+    tokens: int
+    budget: int
+    parts: dict[str, int] = field(default_factory=dict)   # tokens per part
+    note_sentences: int = 0
+    selector: str | None = None
+    ms: float = 0.0
+
+
+def pack(ctx: PatientContext, counter: TokenCounter, embedder, budget: int = 2048, question: str | None = None,
+         router: Router | None = None, cptf=None) -> PackedPrompt:
+    """Build the prompt for one patient within ``budget`` tokens (the target model's tokenizer).
+    ``embedder``: sentence embeddings for note-sentence relevance (cached per text).
+    ``cptf``: an optional ``graphkit.context.cptf.CPTF`` to compress the chosen note text."""
+    t0 = time.perf_counter()
+    router = router or Router(thresholds=[], choices=["mmr"])
+    graph = render_graph_context(ctx)
+    evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)
+    ask = f"Question: {question}" if question else ""
+    fixed = [INSTRUCTION, EXAMPLE, evidence, "Facts from the patient graph:\n" + graph, ask]
+    costs = counter.count_many(fixed)
+    parts = dict(zip(("instruction", "example", "evidence_ids", "graph", "question"), costs))
+    used = sum(costs)
+    if used > budget:  # drop the example, then the oldest graph lines, before anything else
+        fixed[1], parts["example"] = "", 0
+        lines = fixed[3].splitlines()
+        while lines and sum(counter.count_many([x for i, x in enumerate(fixed) if i != 3])) + counter.count("\n".join(lines)) > budget:
+            lines.pop(2 if len(lines) > 3 else -1)
+        fixed[3] = "\n".join(lines)
+        parts["graph"] = counter.count(fixed[3])
+        used = sum(parts.values())
+    notes_text, chosen, selector = "", [], None
+    remaining = budget - used - 16
+    if remaining > 32 and ctx.sentences:
+        texts = [s["text"] for s in ctx.sentences]
+        scost = np.array(counter.count_many(texts))
+        emb = embedder.encode(texts)
+        rel = relevance(emb, embedder.encode([question] if question else list(NOTE_TASK_QUERIES)))
+        selector = router.route(remaining, int(scost.sum()))
+        chosen = select(selector, scost, remaining, emb=emb, rel=rel)
+        lines = []
+        for i in sorted(chosen):
+            s = ctx.sentences[i]
+            alias = ctx.citations.cite(s["id"], "Sentence")
+            lines.append(f"- {s['date']} ({s['section']}): {s['text']} [{alias}]")
+        notes_text = "Note sentences:\n" + "\n".join(lines)
+        if cptf is not None and notes_text:
+            notes_text = cptf.filter(notes_text).text
+        evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)  # now with the sentences
+        fixed[2] = evidence
+        parts["evidence_ids"] = counter.count(evidence)
+        parts["notes"] = counter.count(notes_text)
+        while sum(parts.values()) > budget and lines:  # the new ids made it longer: trim sentences
+            lines.pop()
+            notes_text = "Note sentences:\n" + "\n".join(lines)
+            parts["notes"] = counter.count(notes_text)
+    text = "\n\n".join(x for x in (fixed[1], fixed[2], fixed[3], notes_text, fixed[4]) if x)
+    return PackedPrompt(system=INSTRUCTION, text=text, tokens=sum(parts.values()), budget=budget, parts=parts,
+                        note_sentences=len(chosen), selector=selector, ms=(time.perf_counter() - t0) * 1000)

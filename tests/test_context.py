@@ -1,0 +1,142 @@
+"""The query layer: budgeted selection, prompt packing, recommendations with checked citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphkit.context.select import Router, lead, mmr, random_units, rcd
+from graphkit.context.subgraph import Citations
+from graphkit.context.tokens import token_counter
+from graphkit.context.units import render, sentence_units
+from graphkit.llm import FunctionChat
+from graphkit.recommend.validate import check_citations, split_answer
+
+ROOT = Path(__file__).resolve().parent.parent
+DIALOGUE = """[doctor] hi , how are you feeling today ?
+[patient] okay .
+[patient] i have had chest pain for three days , mostly when i climb stairs .
+[doctor] any shortness of breath ? do you take aspirin 81 mg daily ?
+[patient] no shortness of breath . yes , aspirin every morning .
+[doctor] your troponin was 0.02 and the ecg was normal . mm-hmm .
+[doctor] we will order a stress test and see you in two weeks ."""
+
+
+def test_sentence_units_carry_costs_and_turns():
+    units = sentence_units(DIALOGUE, token_counter("minilm"))
+    assert all(DIALOGUE[u.start:u.end] == u.text for u in units)
+    assert all(u.cost > 0 for u in units)
+    assert units[0].group == 0 and units[-1].group == 6
+    assert render(units, [len(units) - 1, 0]).startswith(units[0].text)
+
+
+def _toy(n=12, seed=0):
+    rng = np.random.default_rng(seed)
+    emb = rng.normal(size=(n, 16))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    costs = rng.integers(5, 30, size=n)
+    rel = emb @ emb[0]
+    return costs, emb, rel
+
+
+@pytest.mark.parametrize("selector", [lead, random_units, mmr, rcd])
+def test_every_selector_respects_the_budget(selector):
+    costs, emb, rel = _toy()
+    for budget in (0, 10, 40, 120, 10_000):
+        chosen = selector(costs, budget, emb=emb, rel=rel)
+        assert costs[chosen].sum() <= budget
+        assert chosen == sorted(set(chosen))
+
+
+def test_mmr_and_rcd_skip_back_channel_and_avoid_duplicates():
+    emb = np.eye(4)[[0, 0, 1, 2, 3]].astype(float)          # units 0 and 1 say the same thing
+    costs = np.array([10, 10, 10, 10, 2])                    # unit 4 is "okay ."
+    rel = np.array([0.9, 0.9, 0.5, 0.4, 0.95])
+    for selector in (mmr, rcd):
+        chosen = selector(costs, 30, emb=emb, rel=rel)
+        assert 4 not in chosen and not {0, 1} <= set(chosen)
+
+
+def test_router_calibrates_one_selector_per_budget_ratio_bin():
+    records = []
+    for ratio in np.linspace(0.05, 0.95, 40):
+        records += [{"ratio": ratio, "method": "lead", "score": 1.0 if ratio > 0.5 else 0.0},
+                    {"ratio": ratio, "method": "mmr", "score": 0.5}]
+    router = Router.calibrate(records, methods=("lead", "mmr"), bins=2)
+    assert router.route(10, 100) == "mmr" and router.route(90, 100) == "lead"
+    assert router.route(200, 100) == "lead"      # everything fits
+
+
+def test_citations_are_checked_against_what_the_model_was_given():
+    c = Citations()
+    assert c.cite("ev-1", "Event") == "E1" and c.cite("ev-1", "Event") == "E1"
+    assert c.cite("breast@1/biopsy", "GuidelineStep") == "G1"
+    check = check_citations("Biopsy confirmed cancer [E1][G1]. It spread [E9]. Plan surgery.", c)
+    assert check.cited == ["E1", "G1"] and check.unknown == ["E9"] and check.uncited == ["Plan surgery."]
+    assert split_answer("SUMMARY: a [E1].\nRECOMMENDATION: b [G1].") == ("a [E1].", "b [G1].")
+    assert split_answer("I cannot help with that.") is None
+
+
+# -- against Neo4j --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def aligned_patient(store, tmp_path_factory):
+    from graphkit.align.embed import TextEmbedder
+    from graphkit.align.job import run_alignment
+    from graphkit.demo.sample import load_sample
+    from graphkit.guidelines import load_guideline, validate_file
+
+    load_sample(store)
+    spec = validate_file(ROOT / "guidelines" / "breast-early.yaml").spec
+    try:
+        load_guideline(store, spec)
+    except Exception:  # a stale copy of the same edition from an older checkout
+        store.write("testing.delete_guidelines_with_prefix", prefix=spec.id)
+        load_guideline(store, spec)
+    embedder = TextEmbedder(cache_file=tmp_path_factory.mktemp("emb") / "cache.npz")
+    run = run_alignment(store, patients=["demo-p001"], guidelines=["breast-early"], embedder=embedder).run
+    yield "demo-p001", embedder
+    store.write("align.delete_run", id=run)
+
+
+def test_recommendation_without_llm_cites_only_graph_nodes_and_is_stored(store, aligned_patient):
+    from graphkit.recommend import recommend_patient
+
+    patient, embedder = aligned_patient
+    rec = recommend_patient(store, patient, embedder)
+    assert rec.status == "ok" and rec.mode == "no-llm" and not rec.unknown and not rec.uncited
+    assert rec.citations and rec.prompt_tokens <= 2048
+    labels = {c["label"] for c in rec.citations}
+    assert {"Event", "GuidelineStep"} <= labels
+    stored = store.read("context.latest_recommendation", patient=patient)[0]
+    assert stored["id"] == rec.id and len(stored["cites"]) == len(rec.citations)  # every citation resolved
+    assert "negated" not in rec.summary
+
+
+def test_llm_answers_are_validated_and_fall_back_when_unusable(store, aligned_patient):
+    from graphkit.recommend import recommend_patient
+
+    patient, embedder = aligned_patient
+    good = FunctionChat(lambda system, prompt: "SUMMARY: Breast cancer was diagnosed [E1].\n"
+                                               "RECOMMENDATION: Follow the next guideline step [G1].", name="fake")
+    rec = recommend_patient(store, patient, embedder, llm=good)
+    assert rec.mode == "llm" and rec.status == "ok" and {c["alias"] for c in rec.citations} == {"E1", "G1"}
+    for answer in ("no idea", "SUMMARY: x [E999].\nRECOMMENDATION: y [G1].", "SUMMARY: x.\nRECOMMENDATION: y."):
+        rec = recommend_patient(store, patient, embedder, llm=FunctionChat(lambda s, p, a=answer: a, name="fake"),
+                                save=False)
+        assert rec.mode == "llm-fallback" and rec.status == "partial" and rec.note
+        assert rec.citations and not rec.unknown     # the stored text is the no-LLM one, fully cited
+
+
+def test_packing_stays_within_budget(store, aligned_patient):
+    from graphkit.context.pack import pack
+    from graphkit.context.subgraph import load_context
+    from graphkit.errors import BadInputError
+
+    patient, embedder = aligned_patient
+    for budget in (512, 1024, 4096):
+        prompt = pack(load_context(store, patient), token_counter("minilm"), embedder, budget=budget)
+        assert prompt.tokens <= budget and "Evidence ids:" in prompt.text
+    with pytest.raises(BadInputError):
+        load_context(store, "nobody-here")
