@@ -1,21 +1,18 @@
 #!/usr/bin/env python3
-"""Budgeted context: extractive coverage of packed text against reference notes.
+"""Budgeted context and the query layer, measured.
 
-Datasets (../shared/data, CC BY 4.0): MTS-Dialog (dialogue → one note section) and ACI-Bench
-(dialogue → full visit note). For each evaluation dialogue and budget (128, 256, 512, 1024, 2048
-tokens in the all-MiniLM-L6-v2 tokenizer) every method packs dialogue text under the budget, and the
-packed text is scored against the reference with ROUGE-1/2/L recall and F1 (the Budget paper's
-extractive setting; rouge-score with stemming).
-
-Methods: lead, random (seed 0), mmr, rcd, router (Budget-Aware Routing; thresholds calibrated on the
-TRAIN split: ACI-Bench train, 67 dialogues; MTS-Dialog train, first 300), oracle (the best selector
-per budget on the evaluation split — the router's yardstick), cptf_fast (CPTF on MiniLM attention,
-ratio = budget / tokens), cptf_gemma (Gemma 3 270M attention; --gemma N dialogues only: slow), and
-cptf_rcd (RCD at twice the budget, then CPTF down to the budget).
-
-Relevance for mmr/rcd comes from the task only: the parts a clinical note asks for (ACI; one query
-each, ``graphkit.context.relevance.NOTE_TASK_QUERIES``) or the requested section (MTS) — never from
-the reference. Selector settings were chosen on ACI-Bench train dialogues, not on the evaluation split.
+1. Extractive coverage (``graphkit.context.evaluate``): MTS-Dialog (dialogue → one note section) and
+   ACI-Bench (dialogue → full visit note), budgets 128–2048 tokens (all-MiniLM-L6-v2 tokenizer); for
+   lead, random, mmr, rcd, router (thresholds calibrated on the TRAIN splits), oracle (best selector
+   per budget on the evaluation split), cptf_fast (MiniLM attention), cptf_gemma (Gemma 3 270M; the
+   first --gemma ACI dialogues only: slow), cptf_rcd (RCD at twice the budget, then CPTF): ROUGE-1/2/L
+   recall and F1 against the reference. Relevance comes from the task (the parts a note asks for, or
+   the requested section), never from the reference; selector settings were chosen on ACI-Bench train.
+2. Protected spans kept by CPTF at 50 % retention, and CPTF throughput (tokens/s, after warm-up).
+3. Packing: ms to pack one patient's prompt (2,048 tokens) from its graph context, warm caches,
+   excluding model calls; median over the demo cohort (needs ``graphkit demo``; skipped otherwise).
+4. Citation validity: the share of citations written in stored recommendations that resolve to graph
+   nodes (CITES links), after ``graphkit recommend --all`` on the demo cohort (run here).
 
 Last line JSON: protected_spans_kept, cptf_fast_tokens_per_s, cptf_gemma_tokens_per_s,
 router_gap_to_oracle, citation_validity, pack_ms_per_patient, table.
@@ -24,131 +21,79 @@ router_gap_to_oracle, citation_validity, pack_ms_per_patient, table.
 from __future__ import annotations
 
 import argparse
-import csv
+import statistics
 import sys
-import time
-from collections import defaultdict
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import emit, log  # noqa: E402
 from graphkit.align.embed import TextEmbedder  # noqa: E402
-from graphkit.context.relevance import NOTE_TASK_QUERIES, relevance  # noqa: E402
-from graphkit.context.select import SELECTORS, Router, select  # noqa: E402
-from graphkit.context.tokens import token_counter  # noqa: E402
-from graphkit.context.units import render, sentence_units  # noqa: E402
+from graphkit.context.evaluate import evaluate_context  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data"
-BUDGETS = (128, 256, 512, 1024, 2048)
-MTS_SECTIONS = {
-    "GENHX": "history of present illness", "FAM/SOCHX": "family history and social history",
-    "ROS": "review of systems", "PASTSURGICAL": "past surgical history", "MEDICATIONS": "current medications",
-    "PASTMEDICALHX": "past medical history", "CC": "chief complaint", "ASSESSMENT": "assessment",
-    "ALLERGY": "allergies", "EDCOURSE": "emergency department course", "PLAN": "plan",
-    "DISPOSITION": "disposition", "DIAGNOSIS": "diagnosis", "LABS": "laboratory results",
-    "GYNHX": "gynecologic history", "EXAM": "physical examination", "OTHER_HISTORY": "other history",
-    "PROCEDURES": "procedures", "IMAGING": "imaging results", "IMMUNIZATIONS": "immunizations"}
 
 
-def read(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+def query_layer(embedder) -> tuple[float | None, float | None, int]:
+    """(median pack ms, citation validity, patients) over the demo cohort, or Nones without a graph."""
+    from graphkit.context.pack import pack
+    from graphkit.context.subgraph import load_context
+    from graphkit.context.tokens import token_counter
+    from graphkit.errors import GraphkitError
+    from graphkit.recommend import recommend_patient
+    from graphkit.store import GraphStore
 
-
-def aci(split: str) -> list[dict]:
-    return [{"id": r["encounter_id"], "source": r["dialogue"], "reference": r["note"], "task": list(NOTE_TASK_QUERIES)}
-            for r in read(DATA / "aci-bench" / f"{split}.csv")]
-
-
-def mts(split: str, limit: int | None = None) -> list[dict]:
-    rows = read(DATA / "mts-dialog" / f"{split}.csv")[:limit]
-    return [{"id": r["ID"], "source": r["dialogue"], "reference": r["section_text"],
-             "task": [f"the {MTS_SECTIONS.get(r['section_header'], r['section_header'].lower())} "
-                      "section of the clinical note"]} for r in rows]
-
-
-class Scorer:
-    def __init__(self):
-        from rouge_score import rouge_scorer
-
-        self._s = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
-
-    def __call__(self, reference: str, packed: str) -> dict[str, float]:
-        s = self._s.score(reference, packed)
-        return {f"{k}_{m}": round(getattr(v, a) * 100, 2) for k, v in s.items()
-                for m, a in (("recall", "recall"), ("f1", "fmeasure"))}
-
-
-def prepare(docs: list[dict], embedder: TextEmbedder, counter) -> None:
-    """Units, their embeddings and task relevance, once per document."""
-    for d in docs:
-        d["units"] = sentence_units(d["source"], counter)
-        d["costs"] = np.array([u.cost for u in d["units"]])
-        d["tokens"] = int(d["costs"].sum())
-        d["emb"] = embedder.encode([u.text for u in d["units"]])
-        d["rel"] = relevance(d["emb"], embedder.encode(d["task"]))
-
-
-def run_selectors(docs, scorer, methods=SELECTORS) -> list[dict]:
-    out = []
-    for d in docs:
-        for b in BUDGETS:
-            for m in methods:
-                chosen = select(m, d["costs"], b, emb=d["emb"], rel=d["rel"])
-                out.append({"doc": d["id"], "budget": b, "method": m, "ratio": b / max(d["tokens"], 1),
-                            **scorer(d["reference"], render(d["units"], chosen))})
-    return out
-
-
-def mean_table(records: list[dict]) -> dict:
-    groups = defaultdict(list)
-    for r in records:
-        groups[(r["method"], r["budget"])].append(r)
-    table = defaultdict(dict)
-    for (m, b), rs in groups.items():
-        table[m][str(b)] = {k: round(float(np.mean([r[k] for r in rs])), 2) for k in rs[0] if k.startswith("rouge")}
-    return table
+    try:
+        store = GraphStore.connect()
+    except GraphkitError as exc:
+        log(f"no graph ({exc.message}): packing and citation figures skipped")
+        return None, None, 0
+    with store:
+        patients = [r["patient"] for r in store.read("context.aligned_patients")]
+        if not patients:
+            log("no aligned patients: run `graphkit demo` first")
+            return None, None, 0
+        counter = token_counter("minilm")
+        for pid in patients:  # warm-up: embeddings of every note sentence cached
+            pack(load_context(store, pid), counter, embedder)
+        times = [pack(load_context(store, pid), counter, embedder).ms for pid in patients]
+        cited = resolved = 0
+        for pid in patients:
+            rec = recommend_patient(store, pid, embedder)
+            cited += len(rec.citations) + len(rec.unknown)
+            resolved += len(rec.citations)
+        stored = store.read("context.citation_validity")[0]
+        log(f"packing: median {statistics.median(times):.1f} ms over {len(patients)} patients; "
+            f"citations {resolved}/{cited} resolve; stored recommendations {stored}")
+    return round(statistics.median(times), 1), (round(resolved / cited, 4) if cited else None), len(patients)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--mts-calibration", type=int, default=300, help="MTS train dialogues for the router")
-    ap.add_argument("--gemma", type=int, default=3, help="ACI dialogues to run CPTF-Gemma on (0: skip)")
+    ap.add_argument("--gemma", type=int, default=3, help="ACI dialogues for CPTF-Gemma (0: skip)")
     ap.add_argument("--no-cptf", action="store_true")
     args = ap.parse_args()
-    counter = token_counter("minilm")
     embedder = TextEmbedder()
-    scorer = Scorer()
-    result_tables, gaps = {}, {}
-    for name, calib, evals in (("aci-bench", aci("train"), aci("valid")),
-                               ("mts-dialog", mts("train", args.mts_calibration), mts("valid"))):
-        t = time.perf_counter()
-        prepare(calib + evals, embedder, counter)
-        embedder.save()
-        log(f"{name}: {len(calib)} calibration + {len(evals)} evaluation dialogues prepared "
-            f"in {time.perf_counter() - t:.0f} s (mean {np.mean([d['tokens'] for d in evals]):.0f} tokens)")
-        router = Router.calibrate(run_selectors(calib, scorer, methods=("lead", "mmr", "rcd")), key="rouge1_f1")
-        log(f"  router: thresholds {[round(x, 3) for x in router.thresholds]} -> {router.choices}")
-        records = run_selectors(evals, scorer)
-        for d in evals:
-            for b in BUDGETS:
-                m = router.route(b, d["tokens"])
-                chosen = select(m, d["costs"], b, emb=d["emb"], rel=d["rel"])
-                records.append({"doc": d["id"], "budget": b, "method": "router", "ratio": b / d["tokens"],
-                                **scorer(d["reference"], render(d["units"], chosen))})
-        table = mean_table(records)
-        table["oracle"] = {str(b): max((table[m][str(b)] for m in SELECTORS), key=lambda x: x["rouge1_f1"])
-                           for b in BUDGETS}
-        gaps[name] = round(max(table["oracle"][str(b)]["rouge1_f1"] - table["router"][str(b)]["rouge1_f1"]
-                               for b in BUDGETS), 2)
-        result_tables[name] = table
-        for m in list(SELECTORS) + ["router", "oracle"]:
-            log(f"  {m:8} " + "  ".join(f"{b}:{table[m][str(b)]['rouge1_f1']:5.1f}/{table[m][str(b)]['rouge1_recall']:5.1f}"
-                                        for b in BUDGETS) + "   (ROUGE-1 F1/recall)")
-    emit({"router_gap_to_oracle": gaps, "table": result_tables})
+    fast = gemma = None
+    if not args.no_cptf:
+        from graphkit.context.cptf import CPTF, CPTFConfig
+
+        fast = CPTF(CPTFConfig(model="minilm"))
+        fast.filter("warm up the model once", ratio=0.5)
+        if args.gemma:
+            gemma = CPTF(CPTFConfig(model="gemma"))
+    result = evaluate_context(args.data, embedder, mts_calibration=args.mts_calibration, cptf_fast=fast,
+                              cptf_gemma=gemma, gemma_docs=args.gemma, log=log)
+    embedder.save()
+    pack_ms, validity, patients = query_layer(embedder)
+    embedder.save()
+    emit({"protected_spans_kept": result["protected_spans_kept"],
+          "cptf_fast_tokens_per_s": result["cptf_fast_tokens_per_s"],
+          "cptf_gemma_tokens_per_s": result["cptf_gemma_tokens_per_s"],
+          "router_gap_to_oracle": result["router_gap_to_oracle"], "citation_validity": validity,
+          "pack_ms_per_patient": pack_ms, "patients": patients, "router": result["router"],
+          "table": result["tables"]})
 
 
 if __name__ == "__main__":

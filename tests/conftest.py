@@ -85,3 +85,37 @@ def nlp():
     from ingest.nlp import build_pipeline
 
     return build_pipeline()
+
+
+def load_repo_guideline(store, name: str):
+    """Load a guideline edition from guidelines/; a stale copy of the same edition left in a kept test
+    server by an older checkout is replaced."""
+    from graphkit.guidelines import load_guideline, validate_file
+
+    spec = validate_file(ROOT / "guidelines" / f"{name}.yaml").spec
+    try:
+        return load_guideline(store, spec)
+    except Exception:
+        store.write("testing.delete_guidelines_with_prefix", prefix=spec.id)
+        return load_guideline(store, spec)
+
+
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory):
+    """The sentence-embedding model, with a cache private to this test session."""
+    from graphkit.align.embed import TextEmbedder
+
+    return TextEmbedder(cache_file=tmp_path_factory.mktemp("emb") / "cache.npz")
+
+
+@pytest.fixture(scope="session")
+def aligned_sample(store, embedder):
+    """The sample patient (demo-p001), the breast guideline, and one alignment run of the patient."""
+    from graphkit.align.job import run_alignment
+    from graphkit.demo.sample import load_sample
+
+    load_sample(store)
+    load_repo_guideline(store, "breast-early")
+    run = run_alignment(store, patients=["demo-p001"], guidelines=["breast-early"], embedder=embedder).run
+    yield "demo-p001"
+    store.write("align.delete_run", id=run)

@@ -6,7 +6,6 @@ import datetime as dt
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +19,6 @@ from graphkit.align.trajectory import build_profile, build_units
 from graphkit.llm import FunctionChat
 
 D = dt.date
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def ev(i, kind, text, day, codes=(), assertion="present", value=None):
@@ -187,27 +185,9 @@ def test_rerank_validates_the_answer_and_falls_back_otherwise():
 # -- against Neo4j --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def breast_guideline(store):
-    from graphkit.guidelines import load_guideline, validate_file
+    from conftest import load_repo_guideline
 
-    spec = validate_file(ROOT / "guidelines" / "breast-early.yaml").spec
-    res = load_guideline_fresh(store, spec, load_guideline)
-    return res
-
-
-def load_guideline_fresh(store, spec, load_guideline):
-    """Load the repo's edition; a stale copy of the same version from an older checkout is replaced."""
-    try:
-        return load_guideline(store, spec)
-    except Exception:
-        store.write("testing.delete_guidelines_with_prefix", prefix=spec.id)
-        return load_guideline(store, spec)
-
-
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    from graphkit.align.embed import TextEmbedder
-
-    return TextEmbedder(cache_file=tmp_path_factory.mktemp("emb") / "cache.npz")
+    return load_repo_guideline(store, "breast-early")
 
 
 def test_align_run_is_stored_resumable_and_never_overwrites(store, breast_guideline, embedder, cli_env):

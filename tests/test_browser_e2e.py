@@ -33,27 +33,6 @@ def labels_of(store, cypher: str, params: dict) -> Counter:
     return Counter(seen.values())
 
 
-@pytest.fixture(scope="module")
-def aligned_sample(store, tmp_path_factory):
-    """The sample patient, its guideline and one alignment run."""
-    from graphkit.align.embed import TextEmbedder
-    from graphkit.align.job import run_alignment
-    from graphkit.demo.sample import load_sample
-    from graphkit.guidelines import load_guideline, validate_file
-
-    load_sample(store)
-    spec = validate_file(ROOT / "guidelines" / "breast-early.yaml").spec
-    try:
-        load_guideline(store, spec)
-    except Exception:  # a stale copy of the same edition from an older checkout
-        store.write("testing.delete_guidelines_with_prefix", prefix=spec.id)
-        load_guideline(store, spec)
-    embedder = TextEmbedder(cache_file=tmp_path_factory.mktemp("emb") / "cache.npz")
-    run = run_alignment(store, patients=["demo-p001"], guidelines=["breast-early"], embedder=embedder).run
-    yield "demo-p001"
-    store.write("align.delete_run", id=run)
-
-
 def test_browser_shows_the_timeline_and_the_aligned_path(needs_local, store, settings, aligned_sample, tmp_path):
     from graphkit.browser import BrowserSession
     from graphkit.settings import read_credentials

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,7 +12,6 @@ from graphkit.context.units import render, sentence_units
 from graphkit.llm import FunctionChat
 from graphkit.recommend.validate import check_citations, split_answer
 
-ROOT = Path(__file__).resolve().parent.parent
 DIALOGUE = """[doctor] hi , how are you feeling today ?
 [patient] okay .
 [patient] i have had chest pain for three days , mostly when i climb stairs .
@@ -80,30 +77,10 @@ def test_citations_are_checked_against_what_the_model_was_given():
 
 
 # -- against Neo4j --------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def aligned_patient(store, tmp_path_factory):
-    from graphkit.align.embed import TextEmbedder
-    from graphkit.align.job import run_alignment
-    from graphkit.demo.sample import load_sample
-    from graphkit.guidelines import load_guideline, validate_file
-
-    load_sample(store)
-    spec = validate_file(ROOT / "guidelines" / "breast-early.yaml").spec
-    try:
-        load_guideline(store, spec)
-    except Exception:  # a stale copy of the same edition from an older checkout
-        store.write("testing.delete_guidelines_with_prefix", prefix=spec.id)
-        load_guideline(store, spec)
-    embedder = TextEmbedder(cache_file=tmp_path_factory.mktemp("emb") / "cache.npz")
-    run = run_alignment(store, patients=["demo-p001"], guidelines=["breast-early"], embedder=embedder).run
-    yield "demo-p001", embedder
-    store.write("align.delete_run", id=run)
-
-
-def test_recommendation_without_llm_cites_only_graph_nodes_and_is_stored(store, aligned_patient):
+def test_recommendation_without_llm_cites_only_graph_nodes_and_is_stored(store, aligned_sample, embedder):
     from graphkit.recommend import recommend_patient
 
-    patient, embedder = aligned_patient
+    patient = aligned_sample
     rec = recommend_patient(store, patient, embedder)
     assert rec.status == "ok" and rec.mode == "no-llm" and not rec.unknown and not rec.uncited
     assert rec.citations and rec.prompt_tokens <= 2048
@@ -114,10 +91,10 @@ def test_recommendation_without_llm_cites_only_graph_nodes_and_is_stored(store, 
     assert "negated" not in rec.summary
 
 
-def test_llm_answers_are_validated_and_fall_back_when_unusable(store, aligned_patient):
+def test_llm_answers_are_validated_and_fall_back_when_unusable(store, aligned_sample, embedder):
     from graphkit.recommend import recommend_patient
 
-    patient, embedder = aligned_patient
+    patient = aligned_sample
     good = FunctionChat(lambda system, prompt: "SUMMARY: Breast cancer was diagnosed [E1].\n"
                                                "RECOMMENDATION: Follow the next guideline step [G1].", name="fake")
     rec = recommend_patient(store, patient, embedder, llm=good)
@@ -129,12 +106,12 @@ def test_llm_answers_are_validated_and_fall_back_when_unusable(store, aligned_pa
         assert rec.citations and not rec.unknown     # the stored text is the no-LLM one, fully cited
 
 
-def test_packing_stays_within_budget(store, aligned_patient):
+def test_packing_stays_within_budget(store, aligned_sample, embedder):
     from graphkit.context.pack import pack
     from graphkit.context.subgraph import load_context
     from graphkit.errors import BadInputError
 
-    patient, embedder = aligned_patient
+    patient = aligned_sample
     for budget in (512, 1024, 4096):
         prompt = pack(load_context(store, patient), token_counter("minilm"), embedder, budget=budget)
         assert prompt.tokens <= budget and "Evidence ids:" in prompt.text

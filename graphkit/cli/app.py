@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from graphkit import __version__
-from graphkit.cli import align_cmd, browser_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd, recommend_cmd
+from graphkit.cli import align_cmd, browser_cmd, eval_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd, recommend_cmd
 from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
 
@@ -31,6 +31,7 @@ app.add_typer(neo4j_cmd.app, name="neo4j")
 app.add_typer(guidelines_cmd.app, name="guidelines")
 app.add_typer(ingest_cmd.app, name="ingest")
 app.add_typer(browser_cmd.app, name="browser")
+app.add_typer(eval_cmd.app, name="eval")
 app.command("align")(align_cmd.align)
 app.command("conformance")(align_cmd.conformance)
 app.command("recommend")(recommend_cmd.recommend)
