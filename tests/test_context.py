@@ -117,3 +117,13 @@ def test_packing_stays_within_budget(store, aligned_sample, embedder):
         assert prompt.tokens <= budget and "Evidence ids:" in prompt.text
     with pytest.raises(BadInputError):
         load_context(store, "nobody-here")
+
+
+def test_an_llm_endpoint_that_is_down_gives_the_no_llm_result_marked_partial(store, aligned_sample, embedder):
+    from graphkit.llm import from_spec
+    from graphkit.recommend import recommend_patient
+
+    down = from_spec("openai:any-model@http://127.0.0.1:9/v1", timeout_s=5)  # nothing listens on port 9
+    rec = recommend_patient(store, aligned_sample, embedder, llm=down, save=False)
+    assert rec.mode == "llm-fallback" and rec.status == "partial" and "failed" in rec.note
+    assert rec.citations and not rec.unknown

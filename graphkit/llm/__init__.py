@@ -5,6 +5,7 @@ Configured by ``GRAPHKIT_LLM`` (or the CLI's ``--llm``):
 - ``ollama:MODEL`` (local Ollama, ``OLLAMA_HOST`` or http://localhost:11434),
 - ``openai:MODEL@BASE_URL`` (any OpenAI-compatible server: vLLM, llama.cpp, a hosted endpoint;
   key from ``OPENAI_API_KEY``),
+- ``hf:/path/to/model`` (a local transformers causal LM, run in-process),
 - ``none`` or unset: no model; every step that would call one falls back deterministically.
 
 Remote endpoints are reached only when named here: nothing is called by default.

@@ -52,6 +52,42 @@ class LangChainChat:
         return content if isinstance(content, str) else "".join(str(c) for c in content)
 
 
+@dataclass
+class LocalTransformersChat:
+    """A causal language model from a local Hugging Face folder (``hf:/path/to/model``), run with
+    transformers on this machine: nothing leaves it. Loaded on first use."""
+
+    path: str
+    name: str
+    temperature: float = 0.0
+    max_tokens: int = 512
+    _model: object = None
+    _tok: object = None
+
+    def complete(self, prompt: str, system: str | None = None) -> str:
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            if self._model is None:
+                self._tok = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+                self._model = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
+            messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+            if getattr(self._tok, "chat_template", None):
+                text = self._tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+            else:
+                text = (system + "\n\n" if system else "") + prompt + "\n\nSUMMARY:"
+            inputs = self._tok(text, return_tensors="pt")
+            with torch.inference_mode():
+                out = self._model.generate(**inputs, max_new_tokens=self.max_tokens, do_sample=self.temperature > 0,
+                                           temperature=self.temperature if self.temperature > 0 else None)
+            answer = self._tok.decode(out[0][inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+            return answer if getattr(self._tok, "chat_template", None) else "SUMMARY:" + answer
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise LLMError(f"the local model {self.path} failed ({type(exc).__name__})",
+                           fix="check the folder holds a transformers causal LM") from exc
+
+
 def from_spec(spec: str | None = None, *, temperature: float = 0.0, max_tokens: int = 512,
               timeout_s: float = 60.0) -> ChatModel | None:
     """Build the configured model, or None for no-LLM mode. Raises BadInputError on a bad spec."""
@@ -73,8 +109,10 @@ def from_spec(spec: str | None = None, *, temperature: float = 0.0, max_tokens: 
             return LangChainChat(ChatOpenAI(model=model, base_url=base_url or None, temperature=temperature,
                                             max_tokens=max_tokens, timeout=timeout_s, max_retries=1,
                                             api_key=os.environ.get("OPENAI_API_KEY", "not-needed")), spec)
+        if provider == "hf" and rest:
+            return LocalTransformersChat(rest, spec, temperature, max_tokens)
     except ImportError as exc:
         raise GraphkitError(f"GRAPHKIT_LLM={spec!r} needs the package {exc.name}",
                             fix="pip install 'graphkit[llm]'") from exc
     raise BadInputError(f"GRAPHKIT_LLM={spec!r} is not a model spec",
-                        fix="use ollama:MODEL, openai:MODEL@BASE_URL or none")
+                        fix="use ollama:MODEL, openai:MODEL@BASE_URL, hf:/path/to/local/model or none")
