@@ -1,0 +1,1 @@
+"""Context compression for clinical notes: CPTF token filtering and the spans it must keep."""
