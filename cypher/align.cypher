@@ -146,7 +146,8 @@ RETURN ci.id AS id, ci.type AS type, ci.step AS step, ci.step_uid AS step_uid, c
        ci.version AS version, ci.date AS date, ci.detail AS detail, ci.days AS days,
        ci.limit_days AS limit_days, ci.score AS score, evidence
 ORDER BY CASE ci.type WHEN 'matched' THEN 0 WHEN 'missing' THEN 1 WHEN 'pending' THEN 2
-         WHEN 'order_violation' THEN 3 WHEN 'timing_violation' THEN 4 ELSE 5 END, ci.date, ci.id
+         WHEN 'condition_mismatch' THEN 3 WHEN 'order_violation' THEN 4 WHEN 'timing_violation' THEN 5 ELSE 6 END,
+         ci.date, ci.id
 
 // name: patient_follows
 MATCH (:Patient {id: $patient})-[f:FOLLOWS {run: $run}]->(gp:GuidelinePath)

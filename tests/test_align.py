@@ -259,3 +259,13 @@ def test_ordered_matching_keeps_evidence_in_path_order():
     assert 2 not in pairs.values()          # no surveillance colonoscopy before the resection
     assert pairs.get(2) == 1 and len(pairs) == 2
     assert share < 1.0                      # the unconstrained matching had put one out of order
+
+
+def test_a_path_whose_conditions_the_record_contradicts_is_reported():
+    from graphkit.align.conformance import condition_items
+
+    path = GPath("p", 0, (), stage_min="II", stage_max="III", biomarkers=("ER=negative",))
+    items = condition_items(path, Profile(stage="IA", biomarkers=(("ER", "positive"),)))
+    assert [i.type for i in items] == ["condition_mismatch", "condition_mismatch"]
+    assert "ER negative" in items[1].detail and "ER positive" in items[1].detail
+    assert condition_items(path, Profile(stage="IIB", biomarkers=(("ER", "negative"),))) == []

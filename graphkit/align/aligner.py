@@ -10,7 +10,7 @@ import datetime as dt
 import numpy as np
 
 from graphkit.align.bootstrap import bootstrap
-from graphkit.align.conformance import conformance
+from graphkit.align.conformance import condition_items, conformance
 from graphkit.align.embed import TextEmbedder
 from graphkit.align.model import AlignParams, Event, Guideline, PatientAlignment, PathScore
 from graphkit.align.rerank import rerank
@@ -107,4 +107,5 @@ class Aligner:
                 result.rankings[u.key] = ranking
                 best_step[u.key] = (uids[order[i][0]], float(S[i, order[i][0]]))
         result.conformance = conformance(g, path, units, pairs, best_step, p.theta, p.same_day_days)
+        result.conformance += condition_items(path, profile)
         return result

@@ -3,7 +3,8 @@ order or timing broke the guideline's constraints. Pure: built from the alignmen
 
 from __future__ import annotations
 
-from graphkit.align.model import ConformanceItem, Guideline, Pair, Path, Unit
+from graphkit.align.model import ConformanceItem, Guideline, Pair, Path, Profile, Unit
+from graphkit.align.score import condition_conflicts
 
 
 def _date(u: Unit) -> str | None:
@@ -109,3 +110,9 @@ def conformance(guideline: Guideline, path: Path, units: list[Unit], pairs: list
         items.append(ConformanceItem("off_guideline", None, None, f"{u.kind}: {detail}", list(u.events),
                                      date=_date(u), score=round(float(score), 4)))
     return items
+
+
+def condition_items(path: Path, profile: Profile) -> list[ConformanceItem]:
+    """The followed path's conditions that the record contradicts: e.g. an ER-positive patient whose
+    care matches the ER-negative branch (no endocrine therapy), or stage I care on a stage III path."""
+    return [ConformanceItem("condition_mismatch", None, None, detail) for _, detail in condition_conflicts(path, profile)]

@@ -154,16 +154,17 @@ def pair_scores(semantic: np.ndarray, codes: np.ndarray, kinds: np.ndarray, step
     return s
 
 
-def condition_factor(path: Path, profile: Profile, params: AlignParams) -> float:
-    """Penalty when the record contradicts the path's stage range or biomarker conditions. O(b)."""
-    f = 1.0
+def condition_conflicts(path: Path, profile: Profile) -> list[tuple[str, str]]:
+    """What in the record contradicts the path's conditions: ("stage" | "biomarker", detail). O(b)."""
+    out = []
     if profile.stage and (path.stage_min or path.stage_max):
         try:
             r = stage_rank(profile.stage)
             lo = stage_rank(path.stage_min) if path.stage_min else -1
             hi = stage_rank(path.stage_max, upper=True) if path.stage_max else 99
             if not lo <= r <= hi:
-                f *= params.stage_mismatch
+                out.append(("stage", f"the followed path is for stage {path.stage_min or '?'}-{path.stage_max or '?'}; "
+                                     f"the record says stage {profile.stage}"))
         except ValueError:
             pass
     have = dict(profile.biomarkers)
@@ -171,7 +172,15 @@ def condition_factor(path: Path, profile: Profile, params: AlignParams) -> float
         name, _, want = cond.partition("=")
         got = have.get(name)
         if got and (got in _NEG) != (want in _NEG):
-            f *= params.biomarker_mismatch
+            out.append(("biomarker", f"the followed path is for {name} {want}; the record says {name} {got}"))
+    return out
+
+
+def condition_factor(path: Path, profile: Profile, params: AlignParams) -> float:
+    """Penalty when the record contradicts the path's stage range or biomarker conditions. O(b)."""
+    f = 1.0
+    for kind, _ in condition_conflicts(path, profile):
+        f *= params.stage_mismatch if kind == "stage" else params.biomarker_mismatch
     return f
 
 
