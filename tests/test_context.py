@@ -127,3 +127,15 @@ def test_an_llm_endpoint_that_is_down_gives_the_no_llm_result_marked_partial(sto
     rec = recommend_patient(store, aligned_sample, embedder, llm=down, save=False)
     assert rec.mode == "llm-fallback" and rec.status == "partial" and "failed" in rec.note
     assert rec.citations and not rec.unknown
+
+
+def test_section_units_merge_the_sentences_of_a_turn():
+    from graphkit.context.units import section_units
+
+    counter = token_counter("minilm")
+    units = sentence_units(DIALOGUE, counter)
+    sections = section_units(units, counter)
+    assert len(sections) == 7 and len(units) > 7
+    assert [s.group for s in sections] == list(range(7))
+    assert all(DIALOGUE[s.start:s.end].startswith(s.text.split(" ")[0]) for s in sections)
+    assert sum(s.cost for s in sections) == pytest.approx(sum(u.cost for u in units), abs=7)

@@ -18,7 +18,7 @@ import numpy as np
 from graphkit.context.relevance import NOTE_TASK_QUERIES, relevance
 from graphkit.context.select import SELECTORS, Router, select
 from graphkit.context.tokens import token_counter
-from graphkit.context.units import render, sentence_units
+from graphkit.context.units import render, section_units, sentence_units
 from graphkit.errors import BadInputError
 
 BUDGETS = (128, 256, 512, 1024, 2048)
@@ -73,6 +73,10 @@ def prepare(docs: list[dict], embedder, counter) -> None:
         d["tokens"] = int(d["costs"].sum())
         d["emb"] = embedder.encode([u.text for u in d["units"]])
         d["rel"] = relevance(d["emb"], embedder.encode(d["task"]))
+        d["sections"] = section_units(d["units"], counter)
+        d["s_costs"] = np.array([u.cost for u in d["sections"]])
+        d["s_emb"] = embedder.encode([u.text for u in d["sections"]])
+        d["s_rel"] = relevance(d["s_emb"], embedder.encode(d["task"]))
 
 
 def selector_records(docs, rouge, methods=SELECTORS, budgets=BUDGETS) -> list[dict]:
@@ -157,6 +161,11 @@ def evaluate_context(data: Path, embedder, budgets=BUDGETS, mts_calibration: int
                 chosen = select(router.route(b, d["tokens"]), d["costs"], b, emb=d["emb"], rel=d["rel"])
                 records.append({"doc": d["id"], "budget": b, "method": "router", "ratio": b / d["tokens"],
                                 **rouge(d["reference"], render(d["units"], chosen))})
+        for d in evals:  # the same selector over whole turns / sections instead of sentences
+            for b in budgets:
+                chosen = select("mmr", d["s_costs"], b, emb=d["s_emb"], rel=d["s_rel"])
+                records.append({"doc": d["id"], "budget": b, "method": "mmr_section", "ratio": b / d["tokens"],
+                                **rouge(d["reference"], render(d["sections"], chosen))})
         if cptf_fast is not None:
             records += cptf_records(evals, rouge, cptf_fast, counter, "cptf_fast", budgets, stats=speed["fast"])
             records += cptf_records(evals, rouge, cptf_fast, counter, "cptf_rcd", budgets, with_selection=True)

@@ -54,3 +54,20 @@ def render(units: list[Unit], chosen: list[int]) -> str:
         out.append(("\n" if last is not None and u.group != last else " " if last is not None else "") + u.text)
         last = u.group
     return "".join(out)
+
+
+def section_units(units: list[Unit], counter: TokenCounter | None = None) -> list[Unit]:
+    """Merge sentence units into their groups (a note section, a dialogue turn): the coarser unit
+    the selectors can also work on. Costs are re-counted when a counter is given (joining can change
+    the tokenization by a token or two), else summed. O(n)."""
+    merged: list[Unit] = []
+    for u in units:
+        if merged and merged[-1].group == u.group:
+            m = merged[-1]
+            merged[-1] = Unit(m.idx, m.start, u.end, m.text + " " + u.text, m.group, m.cost + u.cost)
+        else:
+            merged.append(Unit(len(merged), u.start, u.end, u.text, u.group, u.cost))
+    if counter is not None and merged:
+        costs = counter.count_many([m.text for m in merged])
+        merged = [Unit(m.idx, m.start, m.end, m.text, m.group, c) for m, c in zip(merged, costs)]
+    return merged
