@@ -173,7 +173,7 @@ def demo(
         first = store.read("ingest.first_patient")
         settings = store.settings
     console.print(f"demo cohort: {report.patients} patients, {report.notes_read} notes "
-                  f"({report.notes_written} new, {report.notes_unchanged} unchanged), "
+                  f"({report.notes_written} new, {report.notes_replaced} re-read, {report.notes_unchanged} unchanged), "
                   f"{report.events_from_notes} events from notes, {report.facts} structured facts")
     console.print(f"alignment run {aligned.run}: {aligned.aligned} patients aligned "
                   f"({aligned.status}, {aligned.seconds:.1f} s)")
