@@ -4,7 +4,7 @@
 1. Extractive coverage (``graphkit.context.evaluate``): MTS-Dialog (dialogue → one note section) and
    ACI-Bench (dialogue → full visit note), budgets 128–2048 tokens (all-MiniLM-L6-v2 tokenizer); for
    lead, random, mmr, rcd, router (thresholds calibrated on the TRAIN splits), oracle (best selector
-   per budget on the evaluation split), cptf_fast (MiniLM attention), cptf_gemma (Gemma 3 270M; the
+   per budget on the evaluation split), cptf_fast (MiniLM attention), cptf_gemma (Gemma 3 270M; on the
    first --gemma ACI dialogues only: slow), cptf_rcd (RCD at twice the budget, then CPTF): ROUGE-1/2/L
    recall and F1 against the reference. Relevance comes from the task (the parts a note asks for, or
    the requested section), never from the reference; selector settings were chosen on ACI-Bench train.
@@ -71,7 +71,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--mts-calibration", type=int, default=300, help="MTS train dialogues for the router")
-    ap.add_argument("--gemma", type=int, default=3, help="ACI dialogues for CPTF-Gemma (0: skip)")
+    ap.add_argument("--gemma", type=int, default=20, help="ACI dialogues for CPTF-Gemma (0: skip)")
     ap.add_argument("--no-cptf", action="store_true")
     args = ap.parse_args()
     embedder = TextEmbedder()
