@@ -63,6 +63,10 @@ def summarize(ctx: PatientContext) -> tuple[str, str]:
         else:
             rec.append(f"All steps of the followed {a['guideline']} path are documented; continue follow-up "
                        f"as the guideline specifies [{cite(a['steps'][-1]['uid'], 'GuidelineStep')}].")
+        for c in [c for c in ctx.conformance if c["type"] == "condition_mismatch"][:2]:
+            rec.append(f"The care followed a branch whose conditions the record contradicts ({c['detail']}): "
+                       f"review whether the branch for the recorded status was intended "
+                       f"[{cite(c['id'], 'ConformanceItem')}].")
         for c in [c for c in ctx.conformance if c["type"] == "missing"][:3]:
             rec.append(f"Check whether {c['step']} was done elsewhere: the guideline expects it but the record "
                        f"does not show it [{cite(c['id'], 'ConformanceItem')}][{cite(c['step_uid'], 'GuidelineStep')}].")
