@@ -410,7 +410,10 @@ class CPTF:
             prot_cost = int(cost[prot].sum())
             over = prot_cost > budget
             cand = np.flatnonzero(~prot)
-            order = cand[np.lexsort((cand, -wscore[cand]))]  # by score, ties to the earlier word
+            # Words without a letter or digit ("," "." "?") rank last: decoders park attention on them
+            # (secondary sinks), and spending the budget on them keeps nothing a reader needs.
+            rank = np.where(self._content_words(text, w_start, w_end), wscore, -np.inf)
+            order = cand[np.lexsort((cand, -rank[cand]))]  # by score, ties to the earlier word
             take = order[np.cumsum(cost[order]) <= max(budget - prot_cost, 0)]
             keep = prot.copy()
             keep[take] = True
@@ -430,6 +433,12 @@ class CPTF:
         log.debug("CPTF kept %d/%d words (%d/%d tokens), %d protected%s", len(kept_idx), n_words,
                   result.tokens_out, n_tokens, result.protected_total, ", over budget" if over else "")
         return result
+
+    @staticmethod
+    def _content_words(text: str, w_start: np.ndarray, w_end: np.ndarray) -> np.ndarray:
+        """Mask of words holding at least one letter or digit. O(characters)."""
+        return np.fromiter((any(ch.isalnum() for ch in text[a:b]) for a, b in zip(w_start, w_end)),
+                           dtype=bool, count=len(w_start))
 
     @staticmethod
     def _protected_words(text: str, w_start: np.ndarray, w_end: np.ndarray,
