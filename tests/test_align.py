@@ -269,3 +269,22 @@ def test_a_path_whose_conditions_the_record_contradicts_is_reported():
     assert [i.type for i in items] == ["condition_mismatch", "condition_mismatch"]
     assert "ER negative" in items[1].detail and "ER positive" in items[1].detail
     assert condition_items(path, Profile(stage="IIB", biomarkers=(("ER", "negative"),))) == []
+
+
+def test_two_processes_can_share_a_run_by_shards(store, aligned_sample, embedder, prefix):
+    from graphkit.align.job import run_alignment, shard_of
+
+    # a second patient: a copy of the sample's trajectory, in the other shard than demo-p001
+    other = next(f"{prefix}p{i}" for i in range(50) if shard_of(f"{prefix}p{i}", 2) != shard_of("demo-p001", 2))
+    store.write("bench.clone_patient_trajectory", src="demo-p001", dst=other, limit=100)
+    patients = ["demo-p001", other]
+    first = run_alignment(store, patients=patients, guidelines=["breast-early"], embedder=embedder,
+                          shard=(shard_of("demo-p001", 2), 2))
+    try:
+        assert first.status == "partial" and first.aligned == 1       # half the patients: partial
+        second = run_alignment(store, run_id=first.run, embedder=embedder, shard=(shard_of(other, 2), 2))
+        assert second.status == "completed" and second.aligned == 1 and second.done_before == 1
+        covered = {r["patient"] for r in store.read("align.run_done_patients", id=first.run)}
+        assert covered == set(patients)
+    finally:
+        store.write("align.delete_run", id=first.run)
