@@ -47,25 +47,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._common import emit, log, ratio  # noqa: E402
 from graphkit.store import GraphStore  # noqa: E402
 
-# Ad-hoc reads: this bench is the only consumer, so the queries live here rather than in cypher/.
-Q_NEWEST_RUN = "MATCH (r:AlignmentRun) RETURN r.id AS id ORDER BY r.started_at DESC LIMIT 1"
-Q_INSTANCE_OF = """
-MATCH (e:Event)-[:INSTANCE_OF]->(c:Concept)
-WHERE e.assertion IN $assertions
-RETURN e.id AS event, c.system AS system, c.code AS code
-"""
-Q_EVENT_NEXT = "MATCH (a:Event)-[:NEXT]->(b:Event) RETURN a.id AS head, b.id AS tail"
-Q_STEPS = "MATCH (s:GuidelineStep) RETURN s.uid AS uid, s.guideline AS guideline"
-Q_STEP_NEXT = "MATCH (a:GuidelineStep)-[:NEXT]->(b:GuidelineStep) RETURN a.uid AS head, b.uid AS tail"
-Q_CODED_AS = """
-MATCH (s:GuidelineStep)-[:CODED_AS]->(c:Concept)
-RETURN s.uid AS step, c.system AS system, c.code AS code
-"""
-Q_ALIGNED_TO = """
-MATCH (e:Event)-[a:ALIGNED_TO {run: $run}]->(s:GuidelineStep)
-RETURN e.id AS event, e.patient AS patient, s.uid AS step, s.guideline AS guideline, a.role AS role
-"""
-
 ASSERTIONS = ["present", "historical"]
 REL_ALIGNED = "ALIGNED_TO"
 
@@ -77,20 +58,19 @@ def concept_label(system: str, code: str) -> str:
 
 def fetch_graph(store: GraphStore) -> dict:
     """Everything the bench needs from Neo4j, as plain rows."""
-    with store.driver.session(database=store.settings.database) as s:
-        run = s.run(Q_NEWEST_RUN).single()
-        if run is None:
-            raise SystemExit("no AlignmentRun in the graph: run the aligner (graphkit demo) first")
-        run_id = run["id"]
-        return {
-            "run": run_id,
-            "instance_of": s.run(Q_INSTANCE_OF, assertions=ASSERTIONS).data(),
-            "event_next": s.run(Q_EVENT_NEXT).data(),
-            "steps": s.run(Q_STEPS).data(),
-            "step_next": s.run(Q_STEP_NEXT).data(),
-            "coded_as": s.run(Q_CODED_AS).data(),
-            "aligned": s.run(Q_ALIGNED_TO, run=run_id).data(),
-        }
+    run = store.read("bench.pykeen_newest_run")
+    if not run:
+        raise SystemExit("no AlignmentRun in the graph: run the aligner (graphkit demo) first")
+    run_id = run[0]["id"]
+    return {
+        "run": run_id,
+        "instance_of": store.read("bench.pykeen_instance_of", assertions=ASSERTIONS),
+        "event_next": store.read("bench.pykeen_event_next"),
+        "steps": store.read("bench.pykeen_steps"),
+        "step_next": store.read("bench.pykeen_step_next"),
+        "coded_as": store.read("bench.pykeen_coded_as"),
+        "aligned": store.read("bench.pykeen_aligned_to", run=run_id),
+    }
 
 
 def build_triples(g: dict) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:

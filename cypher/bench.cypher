@@ -43,3 +43,29 @@ CALL { WITH p DETACH DELETE p } IN TRANSACTIONS OF 5000 ROWS
 // name: delete_runs_with_prefix
 MATCH (r:AlignmentRun) WHERE r.id STARTS WITH $prefix
 CALL { WITH r DETACH DELETE r } IN TRANSACTIONS OF 1000 ROWS
+
+// name: pykeen_newest_run
+// Link-prediction bench (bench/align_pykeen.py): the merged graph flattened into triples.
+MATCH (r:AlignmentRun) RETURN r.id AS id ORDER BY r.started_at DESC LIMIT 1
+
+// name: pykeen_instance_of
+MATCH (e:Event)-[:INSTANCE_OF]->(c:Concept)
+WHERE e.assertion IN $assertions
+RETURN e.id AS event, c.system AS system, c.code AS code
+
+// name: pykeen_event_next
+MATCH (a:Event)-[:NEXT]->(b:Event) RETURN a.id AS head, b.id AS tail
+
+// name: pykeen_steps
+MATCH (s:GuidelineStep) RETURN s.uid AS uid, s.guideline AS guideline
+
+// name: pykeen_step_next
+MATCH (a:GuidelineStep)-[:NEXT]->(b:GuidelineStep) RETURN a.uid AS head, b.uid AS tail
+
+// name: pykeen_coded_as
+MATCH (s:GuidelineStep)-[:CODED_AS]->(c:Concept)
+RETURN s.uid AS step, c.system AS system, c.code AS code
+
+// name: pykeen_aligned_to
+MATCH (e:Event)-[a:ALIGNED_TO {run: $run}]->(s:GuidelineStep)
+RETURN e.id AS event, e.patient AS patient, s.uid AS step, s.guideline AS guideline, a.role AS role
