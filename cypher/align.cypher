@@ -134,13 +134,13 @@ LIMIT 1
 
 // name: conformance_report
 // One patient's conformance items in a run, each with its evidence: event -> sentence span -> note,
-// and step -> guideline id and version.
+// and step -> guideline id and version. Ids and spans only: the mention text stays in the graph.
 MATCH (:Patient {id: $patient})-[:HAS_CONFORMANCE]->(ci:ConformanceItem {run: $run})
 OPTIONAL MATCH (ci)-[:EVIDENCE]->(ev:Event)
 OPTIONAL MATCH (ev)-[x:EVIDENCED_BY]->(s:Sentence)<-[:HAS_SENTENCE]-(:Section)<-[:HAS_SECTION]-(n:Note)
 WITH ci, ev, collect({sentence: s.id, note: n.id, start: x.start, end: x.end})[0] AS span
 WITH ci, collect(CASE WHEN ev IS NULL THEN NULL ELSE
-       {event: ev.id, kind: ev.kind, text: ev.text, date: toString(ev.valid_time), source: ev.source,
+       {event: ev.id, kind: ev.kind, date: toString(ev.valid_time), source: ev.source,
         assertion: ev.assertion, sentence: span.sentence, note: span.note, start: span.start, end: span.end} END) AS evidence
 RETURN ci.id AS id, ci.type AS type, ci.step AS step, ci.step_uid AS step_uid, ci.guideline AS guideline,
        ci.version AS version, ci.date AS date, ci.detail AS detail, ci.days AS days,

@@ -18,6 +18,9 @@ def recommend(
     question: str = typer.Option(None, help="A question to focus the note-text selection on."),
     temperature: float = typer.Option(0.7, help="LLM temperature (ConTextual used 0.7)."),
     max_tokens: int = typer.Option(400, help="LLM answer length limit."),
+    show_text: bool = typer.Option(False, "--show-text",
+                                   help="Also print the summary and recommendation (they quote the patient's "
+                                        "record: PHI). Without it only ids, status and citations are printed."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Write a patient's clinical summary and guideline-grounded recommendation. Every [E3]-style
@@ -25,9 +28,9 @@ def recommend(
     silently. Stored as (:Recommendation)-[:CITES]->(evidence) beside earlier ones. Without an LLM
     (the default) the text is built deterministically from the timeline, the aligned path and the
     conformance report; with one, a malformed or uncited answer falls back to that text (status
-    partial).
+    partial). The text is printed only with --show-text (it quotes the record); it is always stored.
 
-    Example: graphkit recommend fhir-7a1d5954-c722-4266-aa13-952e2beef7c9
+    Example: graphkit recommend fhir-7a1d5954-c722-4266-aa13-952e2beef7c9 --show-text
     Example: GRAPHKIT_LLM=ollama:llama3.1 graphkit recommend --all --json
     """
     from graphkit.align.embed import TextEmbedder
@@ -51,15 +54,17 @@ def recommend(
     embedder.save()
     if as_json:
         out = [{"id": r.id, "patient": r.patient, "status": r.status, "mode": r.mode, "model": r.model,
-                "run": r.run, "summary": r.summary, "recommendation": r.text, "citations": r.citations,
-                "unknown_citations": r.unknown, "uncited_sentences": r.uncited, "note": r.note,
-                "prompt_tokens": r.prompt_tokens, "pack_ms": round(r.pack_ms, 1)} for r in results]
+                "run": r.run, "citations": r.citations, "unknown_citations": r.unknown,
+                "uncited_sentences": len(r.uncited), "note": r.note, "prompt_tokens": r.prompt_tokens,
+                "pack_ms": round(r.pack_ms, 1),
+                **({"summary": r.summary, "recommendation": r.text} if show_text else {})} for r in results]
         print_json(out[0] if patient else out)
         return
     for r in results:
         console.print(f"[bold]{r.patient}[/] — {r.status}, {r.mode} ({r.model}); stored as {r.id}")
-        console.print(f"[bold]Summary.[/] {r.summary}", soft_wrap=True)
-        console.print(f"[bold]Recommendation.[/] {r.text}", soft_wrap=True)
+        if show_text:  # the user asked to see text that quotes the record
+            console.print(f"[bold]Summary.[/] {r.summary}", soft_wrap=True)
+            console.print(f"[bold]Recommendation.[/] {r.text}", soft_wrap=True)
         if patient:
             console.print("[bold]Citations[/] (checked against the graph):")
             for c in r.citations:
@@ -70,3 +75,6 @@ def recommend(
             console.print(f"[yellow]{len(r.uncited)} sentences cite nothing[/]")
         if r.note:
             console.print(f"[yellow]LLM:[/] {r.note}")
+    if not show_text:
+        console.print("Text not shown (it quotes the record): add --show-text, or open the "
+                      "(:Recommendation) in Neo4j Browser.")
