@@ -34,10 +34,9 @@ class Aligner:
             texts, owner = step_texts(g.steps)
             self._steps[g.id] = (embedder.encode(texts), owner)
 
-    def matrix(self, g: Guideline, units) -> np.ndarray:
-        """(units × steps) base scores for one guideline."""
+    def matrix(self, g: Guideline, units, unit_vecs: np.ndarray) -> np.ndarray:
+        """(units × steps) base scores for one guideline; ``unit_vecs``: the units' embeddings."""
         vecs, owner = self._steps[g.id]
-        unit_vecs = self.embedder.encode([f"{u.text}" for u in units])
         sem = semantic_matrix(unit_vecs, vecs, owner, len(g.steps), self.params.cos_floor)
         codes = code_matrix(units, g.steps, self.params)
         return pair_scores(sem, codes, kind_matrix(units, g.steps, self.params), g.steps,
@@ -72,13 +71,14 @@ class Aligner:
         units = build_units(events, p.episode_gap_days)
         result.units = units
         dates = np.array([(u.first - _EPOCH).days if u.first else np.nan for u in units], dtype=np.float64)
-        matrices = {g.id: self.matrix(g, units) for g in with_paths}
+        unit_vecs = self.embedder.encode([u.text for u in units])
+        matrices = {g.id: self.matrix(g, units, unit_vecs) for g in with_paths}
         scored: list[PathScore] = []
         for g in with_paths:
             scored += score_paths(matrices[g.id], dates, g, profile, p)
         scored.sort(key=lambda s: (-round(s.score, 6), s.rank))
         top = [PathScore(**{**s.__dict__, "rank": r + 1}) for r, s in enumerate(scored[: p.top_n])]
-        top, self.last_rerank = rerank(top, self.llm, self.guidelines, profile, units)
+        top, result.rerank = rerank(top, self.llm, self.guidelines, profile, units)
         result.paths = top
         best = top[0]
         g = self.guidelines[best.guideline]

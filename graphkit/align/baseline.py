@@ -20,7 +20,7 @@ import numpy as np
 
 from graphkit.align.embed import TextEmbedder
 from graphkit.align.model import Event, Guideline, Unit
-from graphkit.align.score import step_texts
+from graphkit.align.score import best_text_cosine, step_texts
 from graphkit.align.trajectory import applicable_guidelines, build_units
 
 THRESHOLDS = (0.70, 0.65, 0.60, 0.55)
@@ -39,13 +39,7 @@ class BaselineResult:
 def cosine_matrix(units: list[Unit], g: Guideline, embedder: TextEmbedder) -> np.ndarray:
     """(units × steps) raw cosine of each unit with the step's best text."""
     texts, owner = step_texts(g.steps)
-    tv = embedder.encode(texts)
-    uv = embedder.encode([u.text for u in units])
-    if not len(units):
-        return np.zeros((0, len(g.steps)))
-    cos = uv @ tv.T
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    return np.maximum.reduceat(cos, starts, axis=1)
+    return best_text_cosine(embedder.encode([u.text for u in units]), embedder.encode(texts), owner, len(g.steps))
 
 
 def clicare_align(patient: str, events: list[Event], guidelines: list[Guideline], embedder: TextEmbedder,

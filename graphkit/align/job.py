@@ -64,7 +64,7 @@ def load_trajectories(store: GraphStore, patients: list[str]) -> dict[str, list[
     return out
 
 
-def result_rows(run: str, res: PatientAlignment, rerank_info: str = "skipped") -> dict[str, list[dict]]:
+def result_rows(run: str, res: PatientAlignment) -> dict[str, list[dict]]:
     """The rows that persist one patient's result, by writer statement."""
     unit = {u.key: u for u in res.units}
     aligned = [{"event": ev, "step": p.step, "score": round(p.score, 4), "semantic": round(p.semantic, 4),
@@ -75,7 +75,7 @@ def result_rows(run: str, res: PatientAlignment, rerank_info: str = "skipped") -
     cover = {"patient": res.patient, "status": res.status, "reason": res.reason, "guideline": res.guideline,
              "version": res.version, "path": top.path if top else None,
              "score": round(top.score, 4) if top else None, "events": res.n_events, "units": len(res.units),
-             "aligned_events": len(aligned), "rerank": rerank_info}
+             "aligned_events": len(aligned), "rerank": res.rerank}
     follows = [{"patient": res.patient, "path": s.path, "rank": s.rank, "score": round(s.score, 4),
                 "recall": round(s.recall, 4), "precision": round(s.precision, 4),
                 "order_consistency": round(s.order_consistency, 4),
@@ -184,7 +184,7 @@ def run_alignment(store: GraphStore, *, patients: list[str] | None = None, guide
                 t = time.perf_counter()
                 try:
                     res = aligner.align(pid, trajectories[pid], only=guidelines)
-                    rows.append(result_rows(run_id, res, getattr(aligner, "last_rerank", "skipped")))
+                    rows.append(result_rows(run_id, res))
                     if res.status == "aligned":
                         summary.aligned += 1
                     else:

@@ -206,6 +206,7 @@ class PatientAlignment:
     units: list[Unit] = field(default_factory=list)
     conformance: list[ConformanceItem] = field(default_factory=list)
     n_events: int = 0
+    rerank: str = "skipped"  # what the LLM rerank did: skipped | ok | fallback: reason
     # the per-unit step ranking used for evaluation (unit key -> step uids, best first)
     rankings: dict[str, list[str]] = field(default_factory=dict)
 

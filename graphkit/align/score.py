@@ -51,19 +51,20 @@ def step_texts(steps: list[Step]) -> tuple[list[str], np.ndarray]:
     return texts, np.asarray(owner)
 
 
-def unit_text(u: Unit) -> str:
-    return u.text
+def best_text_cosine(unit_vecs: np.ndarray, text_vecs: np.ndarray, owner: np.ndarray, n_steps: int) -> np.ndarray:
+    """(units × steps) raw cosine of each unit with its step's best-matching text (texts grouped by
+    step, rows unit-norm). O(n · T · d)."""
+    if len(unit_vecs) == 0:
+        return np.zeros((0, n_steps), dtype=np.float32)
+    cos = unit_vecs @ text_vecs.T  # (n, T)
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    return np.maximum.reduceat(cos, starts, axis=1)
 
 
 def semantic_matrix(unit_vecs: np.ndarray, text_vecs: np.ndarray, owner: np.ndarray, n_steps: int,
                     cos_floor: float) -> np.ndarray:
-    """(units × steps) cosine of each unit with its best-matching step text, rescaled so that
-    ``cos_floor`` (unrelated texts) maps to 0. O(n · T · d)."""
-    if len(unit_vecs) == 0:
-        return np.zeros((0, n_steps), dtype=np.float32)
-    cos = unit_vecs @ text_vecs.T  # (n, T), rows unit-norm
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    best = np.maximum.reduceat(cos, starts, axis=1)  # (n, k): texts are grouped by owner
+    """``best_text_cosine`` rescaled so that ``cos_floor`` (unrelated texts) maps to 0."""
+    best = best_text_cosine(unit_vecs, text_vecs, owner, n_steps)
     return np.clip((best - cos_floor) / (1.0 - cos_floor), 0.0, 1.0).astype(np.float32)
 
 
