@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
+import pytz
 
 from graphkit import cypher
 from graphkit.errors import BatchWriteError, DatabaseUnavailableError
@@ -71,6 +74,31 @@ def test_values_with_cypher_syntax_are_stored_verbatim(store, prefix):
     store.write_batches("tkg.merge_patients", [{"id": nasty, "props": {"note": "$param {a:1} `tick`"}}])
     rows = store.read("testing.patient_by_id", id=nasty)
     assert rows == [{"id": nasty, "props": {"id": nasty, "note": "$param {a:1} `tick`"}}]
+
+
+def test_batched_datetimes_are_stored_exactly_as_the_driver_would_store_them(store, prefix):
+    # The batched writer sends datetimes as pandas Timestamps (faster to pack); what lands must be
+    # the same Neo4j value, type and zone as a plain datetime sent through the driver's own path.
+    moments = {
+        "naive": datetime(2024, 3, 20, 9, 30, 15, 123456),
+        "utc": datetime(2024, 3, 20, 9, 30, tzinfo=timezone.utc),
+        "offset": datetime(2024, 3, 20, 9, 30, tzinfo=timezone(timedelta(hours=-5))),
+        "zone": pytz.timezone("Europe/Paris").localize(datetime(2024, 7, 14, 22, 0)),
+        "mimic_shifted": datetime(2180, 7, 4, 23, 59, 59),
+        "before_pandas": datetime(1600, 1, 1, 12),  # outside a Timestamp's range: sent as is
+    }
+    store.write_batches("tkg.merge_patients", [{"id": f"{prefix}fast", "props": moments}])
+    store.write("tkg.merge_patients", rows=[{"id": f"{prefix}plain", "props": moments}])  # driver's path
+    fast = store.read("testing.patient_by_id", id=f"{prefix}fast")[0]["props"]
+    plain = store.read("testing.patient_by_id", id=f"{prefix}plain")[0]["props"]
+    for key in moments:
+        assert type(fast[key]) is type(plain[key]) and fast[key] == plain[key], key
+        assert fast[key].tzinfo == plain[key].tzinfo and fast[key].to_native() == moments[key], key
+    # A zoneinfo zone too (the driver's own path for these can crash CPython 3.11, so no "plain" here).
+    paris = datetime(2024, 7, 14, 22, 0, tzinfo=ZoneInfo("Europe/Paris"))
+    store.write_batches("tkg.merge_patients", [{"id": f"{prefix}zoneinfo", "props": {"at": paris}}])
+    back = store.read("testing.patient_by_id", id=f"{prefix}zoneinfo")[0]["props"]["at"]
+    assert back.to_native() == paris and back.tzinfo.zone == "Europe/Paris"
 
 
 def test_reads_return_plain_python_data(store):

@@ -14,6 +14,7 @@ from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionE
 from graphkit import cypher
 from graphkit.errors import BatchWriteError, DatabaseUnavailableError
 from graphkit.settings import ConnectionSettings, connection_settings
+from graphkit.store.encode import fast_rows
 from graphkit.store.schema import Migration, parse_migrations
 
 log = logging.getLogger(__name__)
@@ -151,16 +152,18 @@ class GraphStore:
 
         A failing batch rolls back whole and raises :class:`BatchWriteError` naming the batch;
         earlier batches stay committed (queries MERGE on unique keys, so re-running the job
-        rewrites nothing twice). O(len(rows)) round trips / batch_size.
+        rewrites nothing twice). O(len(rows)) round trips / batch_size. Datetimes travel as pandas
+        Timestamps (:mod:`graphkit.store.encode`): same stored values, a fraction of the packing time.
         """
         text = cypher.query(name)
         report = WriteReport()
         size = batch_size or self.batch_size
         with self._session() as s:
             for index, batch in enumerate(chunked(rows, size)):
+                params = fast_rows(batch)
                 try:
                     summary = self._guard(
-                        lambda: s.execute_write(lambda tx: tx.run(text, rows=batch).consume()))
+                        lambda: s.execute_write(lambda tx: tx.run(text, rows=params).consume()))
                 except Neo4jError as exc:
                     raise BatchWriteError(name, index, index * size, exc) from exc
                 report.add(len(batch), summary.counters)
