@@ -4,10 +4,12 @@
 1. Extractive coverage (``graphkit.context.evaluate``): MTS-Dialog (dialogue → one note section) and
    ACI-Bench (dialogue → full visit note), budgets 128–2048 tokens (all-MiniLM-L6-v2 tokenizer); for
    lead, random, mmr, rcd, router (thresholds calibrated on the TRAIN splits), oracle (best selector
-   per budget on the evaluation split), cptf_fast (MiniLM attention), cptf_gemma (Gemma 3 270M; on the
-   first --gemma ACI dialogues only: slow), cptf_rcd (RCD at twice the budget, then CPTF): ROUGE-1/2/L
-   recall and F1 against the reference. Relevance comes from the task (the parts a note asks for, or
-   the requested section), never from the reference; selector settings were chosen on ACI-Bench train.
+   per budget on the evaluation split), cptf_fast (MiniLM attention), cptf_gemma (Gemma 3 270M, the
+   default CPTF model; on the first --gemma ACI dialogues), cptf_rcd (RCD at twice the budget, then
+   CPTF-MiniLM), and on ACI-Bench the ablations cptf_*_received (attention received from all content
+   queries instead of the task's): ROUGE-1/2/L recall and F1 against the reference. Relevance comes
+   from the task (the parts a note asks for, or the requested section), never from the reference;
+   selector settings and CPTF's defaults were chosen on ACI-Bench train.
 2. Protected spans kept by CPTF at 50 % retention, and CPTF throughput (tokens/s, after warm-up).
 3. Packing: ms to pack one patient's prompt (2,048 tokens) from its graph context, warm caches,
    excluding model calls; median over the demo cohort (needs ``graphkit demo``; skipped otherwise).
@@ -73,6 +75,7 @@ def main() -> None:
     ap.add_argument("--mts-calibration", type=int, default=300, help="MTS train dialogues for the router")
     ap.add_argument("--gemma", type=int, default=20, help="ACI dialogues for CPTF-Gemma (0: skip)")
     ap.add_argument("--no-cptf", action="store_true")
+    ap.add_argument("--no-ablations", action="store_true", help="skip the CPTF rows in the other importance mode")
     args = ap.parse_args()
     embedder = TextEmbedder()
     fast = gemma = None
@@ -84,7 +87,7 @@ def main() -> None:
         if args.gemma:
             gemma = CPTF(CPTFConfig(model="gemma"))
     result = evaluate_context(args.data, embedder, mts_calibration=args.mts_calibration, cptf_fast=fast,
-                              cptf_gemma=gemma, gemma_docs=args.gemma, log=log)
+                              cptf_gemma=gemma, gemma_docs=args.gemma, ablations=not args.no_ablations, log=log)
     embedder.save()
     pack_ms, validity, patients = query_layer(embedder)
     embedder.save()
@@ -92,7 +95,7 @@ def main() -> None:
           "cptf_fast_tokens_per_s": result["cptf_fast_tokens_per_s"],
           "cptf_gemma_tokens_per_s": result["cptf_gemma_tokens_per_s"],
           "router_gap_to_oracle": result["router_gap_to_oracle"], "citation_validity": validity,
-          "pack_ms_per_patient": pack_ms, "patients": patients, "router": result["router"],
+          "pack_ms_per_patient": pack_ms, "patients": patients, "router": result["router"], "cptf": result["cptf"],
           "table": result["tables"]})
 
 

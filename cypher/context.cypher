@@ -50,9 +50,13 @@ RETURN ci.id AS id, ci.type AS type, ci.step AS step, ci.step_uid AS step_uid, c
 ORDER BY ci.date, ci.id
 
 // name: patient_sentences
-// The sentences of a patient's notes (the note text the prompt may quote), in time order.
+// The sentences of a patient's notes (the note text the prompt may quote), in time order, with the
+// character spans (within the sentence) of the entity mentions linked to events: CPTF keeps them.
 MATCH (:Patient {id: $patient})-[:HAD_ENCOUNTER]->(e:Encounter)-[:DOCUMENTED_BY]->(n:Note)-[:HAS_SECTION]->(sec:Section)-[:HAS_SENTENCE]->(s:Sentence)
-RETURN s.id AS id, s.text AS text, sec.name AS section, n.id AS note, toString(date(e.start)) AS date
+OPTIONAL MATCH (:Event)-[x:EVIDENCED_BY]->(s)
+WITH s, sec, n, e, collect([x.start, x.end]) AS mentions
+RETURN s.id AS id, s.text AS text, sec.name AS section, n.id AS note, toString(date(e.start)) AS date,
+       [m IN mentions WHERE m[0] IS NOT NULL] AS mentions
 ORDER BY date, note, sec.idx, s.idx
 
 // name: existing_nodes

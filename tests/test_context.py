@@ -119,6 +119,35 @@ def test_packing_stays_within_budget(store, aligned_sample, embedder):
         load_context(store, "nobody-here")
 
 
+def test_cptf_in_the_prompt_keeps_dates_ids_and_mentions_within_budget(store, aligned_sample, embedder):
+    import re
+
+    from graphkit.context.cptf import CPTF, CPTFConfig
+    from graphkit.context.pack import pack
+    from graphkit.context.subgraph import load_context
+
+    counter = token_counter("minilm")
+    ctx = load_context(store, aligned_sample)
+    plain = pack(ctx, counter, embedder, budget=1300)
+    ctx = load_context(store, aligned_sample)
+    cptf = CPTF(CPTFConfig(model="minilm", ratio=0.5))
+    packed = pack(ctx, counter, embedder, budget=1300, cptf=cptf, question="Which treatments were given?")
+    assert packed.tokens <= 1300 and packed.note_sentences > plain.note_sentences  # twice the text, filtered
+    notes = packed.text.split("Note sentences:\n")[1].split("\n\n")[0].splitlines()
+    cited = [re.findall(r"\[(S\d+)\]$", line) for line in notes]
+    assert all(len(c) == 1 for c in cited) and len(notes) == packed.note_sentences  # every line keeps its id
+    evidence = packed.text.split("Evidence ids: ")[1].split("\n")[0].split(", ")
+    sentence_ids = [a for a in evidence if a.startswith("S")]
+    assert sentence_ids == [c[0] for c in cited]  # listed ids == the sentences in the prompt
+    assert all(re.match(r"- \d{4}-\d{2}-\d{2} \(", line) for line in notes)  # date and section kept
+    by_alias = {a: ctx.citations.by_alias[a][0] for a in sentence_ids}
+    mentions = {s["id"]: s for s in ctx.sentences}
+    for line, (alias,) in zip(notes, cited):  # every linked entity mention survives, word for word
+        s = mentions[by_alias[alias]]
+        for a, b in s["mentions"]:
+            assert all(word in line for word in s["text"][a:b].split()), alias
+
+
 def test_an_llm_endpoint_that_is_down_gives_the_no_llm_result_marked_partial(store, aligned_sample, embedder):
     from graphkit.llm import from_spec
     from graphkit.recommend import recommend_patient

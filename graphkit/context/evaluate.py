@@ -10,11 +10,13 @@ import csv
 import functools
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from graphkit.context.cptf import CPTF
 from graphkit.context.relevance import NOTE_TASK_QUERIES, relevance
 from graphkit.context.select import SELECTORS, Router, select
 from graphkit.context.tokens import token_counter
@@ -40,15 +42,21 @@ def _read(path: Path) -> list[dict]:
 
 
 def load_aci(data: Path, split: str) -> list[dict]:
-    return [{"id": r["encounter_id"], "source": r["dialogue"], "reference": r["note"], "task": list(NOTE_TASK_QUERIES)}
-            for r in _read(data / "aci-bench" / f"{split}.csv")]
+    """ACI-Bench: the task is the whole visit note (selection queries: its parts; CPTF: the default
+    instruction)."""
+    return [{"id": r["encounter_id"], "source": r["dialogue"], "reference": r["note"], "task": list(NOTE_TASK_QUERIES),
+             "instruction": None} for r in _read(data / "aci-bench" / f"{split}.csv")]
 
 
 def load_mts(data: Path, split: str, limit: int | None = None) -> list[dict]:
+    """MTS-Dialog: the task is one named section of the note."""
     rows = _read(data / "mts-dialog" / f"{split}.csv")[:limit]
-    return [{"id": r["ID"], "source": r["dialogue"], "reference": r["section_text"],
-             "task": [f"the {MTS_SECTIONS.get(r['section_header'], r['section_header'].lower())} section of the "
-                      "clinical note"]} for r in rows]
+    out = []
+    for r in rows:
+        section = f"the {MTS_SECTIONS.get(r['section_header'], r['section_header'].lower())} section of the clinical note"
+        out.append({"id": r["ID"], "source": r["dialogue"], "reference": r["section_text"], "task": [section],
+                    "instruction": f"The doctor now writes {section} for this visit."})
+    return out
 
 
 class Rouge:
@@ -104,12 +112,15 @@ def mean_table(records: list[dict]) -> dict:
 def cptf_records(docs, rouge, cptf, counter, name: str, budgets=BUDGETS, with_selection: bool = False,
                  stats: dict | None = None) -> list[dict]:
     """CPTF down to each budget (ratio = budget / tokens); with_selection: RCD at twice the budget
-    first. Scores are computed once per text (cached) and re-thresholded per budget."""
-    cptf.token_scores = functools.lru_cache(maxsize=256)(cptf.token_scores)
+    first. Scores are computed once per text and task (cached) and re-thresholded per budget; in
+    task mode the document's instruction (its note section, or the whole note) is the task."""
+    if not hasattr(cptf.token_scores, "cache_info"):
+        cptf.token_scores = functools.lru_cache(maxsize=256)(cptf.token_scores)
     out = []
     for d in docs:
+        task = d.get("instruction")
         t = time.perf_counter()
-        cptf.token_scores(d["source"])
+        cptf.token_scores(d["source"], task)  # the cache key filter() uses
         if stats is not None:
             stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t
             stats["tokens"] = stats.get("tokens", 0) + cptf.count_tokens(d["source"])
@@ -120,7 +131,7 @@ def cptf_records(docs, rouge, cptf, counter, name: str, budgets=BUDGETS, with_se
             else:
                 text = d["source"]
             n = counter.count(text)
-            packed = text if n <= b else cptf.filter(text, ratio=b / n).text
+            packed = text if n <= b else cptf.filter(text, ratio=b / n, task=task).text
             out.append({"doc": d["id"], "budget": b, "method": name, "ratio": b / max(d["tokens"], 1),
                         "tokens_out": counter.count(packed), **rouge(d["reference"], packed)})
     return out
@@ -130,22 +141,38 @@ def protected_retention(docs, cptf, ratio: float = 0.5) -> float:
     """Share of protected words kept by CPTF at ``ratio`` over the documents (target: 1.0)."""
     total = kept = 0
     for d in docs:
-        r = cptf.filter(d["source"], ratio=ratio)
+        r = cptf.filter(d["source"], ratio=ratio, task=d.get("instruction"))
         total += r.protected_total
         kept += r.protected_kept
     return kept / total if total else 1.0
 
 
 def evaluate_context(data: Path, embedder, budgets=BUDGETS, mts_calibration: int = 300, cptf_fast=None,
-                     cptf_gemma=None, gemma_docs: int = 3, log: Callable[[str], None] = lambda m: None) -> dict:
+                     cptf_gemma=None, gemma_docs: int = 20, ablations: bool = False,
+                     log: Callable[[str], None] = lambda m: None) -> dict:
     """The whole evaluation; returns tables per dataset, router gaps, protected-span retention and
     CPTF throughput. Router thresholds are calibrated on the TRAIN splits (ACI-Bench train, the
-    first ``mts_calibration`` MTS-Dialog train dialogues) and applied to the valid splits."""
+    first ``mts_calibration`` MTS-Dialog train dialogues) and applied to the valid splits.
+
+    Rows: the selectors, ``router``, ``oracle`` (best selector per budget), ``mmr_section`` (MMR over
+    turns/sections), ``cptf_fast`` (``cptf_fast``'s config, MiniLM), ``cptf_rcd`` (RCD at twice the
+    budget, then ``cptf_fast``), ``cptf_gemma`` (ACI-Bench, first ``gemma_docs`` dialogues). With
+    ``ablations``, the same CPTF models in the other importance mode, on ACI-Bench
+    (``cptf_fast_received`` / ``cptf_fast_task``, ``cptf_gemma_...``).
+    """
     counter = token_counter("minilm")
     rouge = Rouge()
-    out: dict = {"tables": {}, "router_gap_to_oracle": {}, "router": {}}
+    out: dict = {"tables": {}, "router_gap_to_oracle": {}, "router": {}, "cptf": {}}
     speed: dict[str, dict] = {"fast": {}, "gemma": {}}
     retention = []
+    for label, c in (("cptf_fast", cptf_fast), ("cptf_gemma", cptf_gemma)):
+        if c is not None:
+            out["cptf"][label] = {"model": c.config.model, "importance": c.config.importance}
+
+    def other_mode(c: CPTF) -> tuple[str, CPTF]:
+        mode = "received" if c.config.importance == "task" else "task"
+        return mode, CPTF(replace(c.config, importance=mode))
+
     for name, calib, evals in (("aci-bench", load_aci(data, "train"), load_aci(data, "valid")),
                                ("mts-dialog", load_mts(data, "train", mts_calibration), load_mts(data, "valid"))):
         t = time.perf_counter()
@@ -170,9 +197,15 @@ def evaluate_context(data: Path, embedder, budgets=BUDGETS, mts_calibration: int
             records += cptf_records(evals, rouge, cptf_fast, counter, "cptf_fast", budgets, stats=speed["fast"])
             records += cptf_records(evals, rouge, cptf_fast, counter, "cptf_rcd", budgets, with_selection=True)
             retention.append(protected_retention(evals, cptf_fast))
+            if ablations and name == "aci-bench":
+                mode, alt = other_mode(cptf_fast)
+                records += cptf_records(evals, rouge, alt, counter, f"cptf_fast_{mode}", budgets)
         if cptf_gemma is not None and gemma_docs and name == "aci-bench":
-            records += cptf_records(evals[:gemma_docs], rouge, cptf_gemma, counter, "cptf_gemma", budgets,
-                                    stats=speed["gemma"])
+            docs = evals[:gemma_docs]
+            records += cptf_records(docs, rouge, cptf_gemma, counter, "cptf_gemma", budgets, stats=speed["gemma"])
+            if ablations:
+                mode, alt = other_mode(cptf_gemma)
+                records += cptf_records(docs, rouge, alt, counter, f"cptf_gemma_{mode}", budgets)
         table = mean_table(records)
         table["oracle"] = {str(b): max((table[m][str(b)] for m in SELECTORS), key=lambda x: x["rouge1_f1"])
                            for b in budgets}
@@ -180,7 +213,7 @@ def evaluate_context(data: Path, embedder, budgets=BUDGETS, mts_calibration: int
                                                       - table["router"][str(b)]["rouge1_f1"] for b in budgets), 2)
         out["tables"][name] = table
         for m in [k for k in table if k != "oracle"] + ["oracle"]:
-            log(f"  {m:10} " + "  ".join(f"{b}:{table[m][str(b)]['rouge1_f1']:5.1f}" for b in budgets)
+            log(f"  {m:20} " + "  ".join(f"{b}:{table[m][str(b)]['rouge1_f1']:5.1f}" for b in budgets)
                 + "   (ROUGE-1 F1)")
     out["protected_spans_kept"] = round(float(np.mean(retention)), 4) if retention else None
     for key, st in (("cptf_fast_tokens_per_s", speed["fast"]), ("cptf_gemma_tokens_per_s", speed["gemma"])):

@@ -36,6 +36,38 @@ EXAMPLE = (
     "RECOMMENDATION: The guideline's next step is adjuvant oxaliplatin-based chemotherapy [G1][C1].")
 
 
+def _sentence_line(sentence: dict, alias: str) -> tuple[str, list[tuple[int, int]]]:
+    """A note sentence as a prompt line, and the spans of it CPTF must keep: the date and section
+    header, the citation id, and the sentence's linked entity mentions."""
+    head, tail = f"- {sentence['date']} ({sentence['section']}): ", f" [{alias}]"
+    body = " ".join(sentence["text"].split())  # one line per sentence (the output keeps line breaks)
+    line = head + body + tail
+    keep = [(0, len(head)), (len(head) + len(body), len(line))]
+    if body == sentence["text"]:  # mention offsets are into the stored text
+        keep += [(len(head) + a, len(head) + b) for a, b in sentence.get("mentions") or []]
+    return line, keep
+
+
+def _compressed_lines(sentences: list[dict], aliases: list[str], cptf, counter: TokenCounter, room: int,
+                      question: str | None) -> list[str | None]:
+    """The chosen sentences as prompt lines; with ``cptf``, filtered down to ``room`` tokens (the
+    question, when given, is CPTF's task). Every line keeps its header and id, so lines stay 1:1
+    with the sentences; a line whose sentence lost every word is None."""
+    lines, spans, bare, offset = [], [], [], 0
+    for s, alias in zip(sentences, aliases):
+        line, keep = _sentence_line(s, alias)
+        lines.append(line)
+        bare.append(" ".join(line[a:b].strip() for a, b in keep[:2]))  # header + id, nothing else
+        spans += [(offset + a, offset + b) for a, b in keep]
+        offset += len(line) + 1
+    text = "\n".join(lines)
+    n = counter.count(text)
+    if cptf is None or n <= room or not lines:
+        return lines
+    out = cptf.filter(text, ratio=max(room, 0) / n, protected=spans, task=question).text.split("\n")
+    return [None if line == empty else line for line, empty in zip(out, bare)]
+
+
 @dataclass
 class PackedPrompt:
     system: str
@@ -52,7 +84,8 @@ def pack(ctx: PatientContext, counter: TokenCounter, embedder, budget: int = 204
          router: Router | None = None, cptf=None) -> PackedPrompt:
     """Build the prompt for one patient within ``budget`` tokens (the target model's tokenizer).
     ``embedder``: sentence embeddings for note-sentence relevance (cached per text).
-    ``cptf``: an optional ``graphkit.context.cptf.CPTF`` to compress the chosen note text."""
+    ``cptf``: an optional ``graphkit.context.cptf.CPTF``: note sentences are then selected at
+    budget / ratio and filtered back into the budget, keeping dates, ids and linked mentions."""
     t0 = time.perf_counter()
     router = router or Router(thresholds=[], choices=["mmr"])
     graph = render_graph_context(ctx)
@@ -77,24 +110,30 @@ def pack(ctx: PatientContext, counter: TokenCounter, embedder, budget: int = 204
         scost = np.array(counter.count_many(texts))
         emb = embedder.encode(texts)
         rel = relevance(emb, embedder.encode([question] if question else list(NOTE_TASK_QUERIES)))
-        selector = router.route(remaining, int(scost.sum()))
-        chosen = select(selector, scost, remaining, emb=emb, rel=rel)
-        lines = []
-        for i in sorted(chosen):
-            s = ctx.sentences[i]
-            alias = ctx.citations.cite(s["id"], "Sentence")
-            lines.append(f"- {s['date']} ({s['section']}): {s['text']} [{alias}]")
-        notes_text = "Note sentences:\n" + "\n".join(lines)
-        if cptf is not None and notes_text:
-            notes_text = cptf.filter(notes_text).text
+        # with CPTF, select 1/ratio times the text and let CPTF filter it back into the budget
+        select_budget = remaining if cptf is None else int(remaining / max(cptf.config.ratio, 0.05))
+        selector = router.route(select_budget, int(scost.sum()))
+        chosen = sorted(select(selector, scost, select_budget, emb=emb, rel=rel))
+        aliases = [ctx.citations.cite(ctx.sentences[i]["id"], "Sentence") for i in chosen]
         evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)  # now with the sentences
-        fixed[2] = evidence
         parts["evidence_ids"] = counter.count(evidence)
-        parts["notes"] = counter.count(notes_text)
-        while sum(parts.values()) > budget and lines:  # the new ids made it longer: trim sentences
+        room = budget - sum(v for k, v in parts.items() if k != "notes") - counter.count("Note sentences:")
+        lines = _compressed_lines([ctx.sentences[i] for i in chosen], aliases, cptf, counter, room, question)
+        for k in reversed(range(len(lines))):  # sentences CPTF emptied: no line, no id
+            if lines[k] is None:
+                del lines[k], chosen[k]
+                ctx.citations.forget(aliases.pop(k))
+        evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)
+        notes_text = "\n".join(["Note sentences:", *lines]) if lines else ""
+        parts["evidence_ids"], parts["notes"] = counter.count(evidence), counter.count(notes_text)
+        while sum(parts.values()) > budget and lines:  # protected words or new ids overran: drop the last
             lines.pop()
-            notes_text = "Note sentences:\n" + "\n".join(lines)
-            parts["notes"] = counter.count(notes_text)
+            chosen.pop()
+            ctx.citations.forget(aliases.pop())
+            evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)
+            notes_text = "\n".join(["Note sentences:", *lines]) if lines else ""
+            parts["evidence_ids"], parts["notes"] = counter.count(evidence), counter.count(notes_text)
+        fixed[2] = evidence
     text = "\n\n".join(x for x in (fixed[1], fixed[2], fixed[3], notes_text, fixed[4]) if x)
     return PackedPrompt(system=INSTRUCTION, text=text, tokens=sum(parts.values()), budget=budget, parts=parts,
                         note_sentences=len(chosen), selector=selector, ms=(time.perf_counter() - t0) * 1000)

@@ -33,6 +33,11 @@ class Citations:
         self._by_id[node_id] = alias
         return alias
 
+    def forget(self, alias: str) -> None:
+        """Withdraw an alias whose fact did not make it into the prompt (its number is not reused)."""
+        node_id, _ = self.by_alias.pop(alias)
+        del self._by_id[node_id]
+
 
 @dataclass
 class PatientContext:

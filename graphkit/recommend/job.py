@@ -37,10 +37,13 @@ class Recommendation:
 
 
 def recommend_patient(store: GraphStore, patient: str, embedder, llm=None, budget: int = 2048,
-                      question: str | None = None, tokenizer: str = "minilm", save: bool = True) -> Recommendation:
-    """One patient's summary and recommendation, citations validated and stored with CITES links."""
+                      question: str | None = None, tokenizer: str = "minilm", save: bool = True,
+                      cptf=None) -> Recommendation:
+    """One patient's summary and recommendation, citations validated and stored with CITES links.
+    ``cptf``: a ``graphkit.context.cptf.CPTF`` to filter the note sentences into the prompt."""
     ctx = load_context(store, patient)
-    prompt: PackedPrompt = pack(ctx, token_counter(tokenizer), embedder, budget=budget, question=question)
+    prompt: PackedPrompt = pack(ctx, token_counter(tokenizer), embedder, budget=budget, question=question,
+                                cptf=cptf)
     det_summary, det_text = summarize(ctx)  # aliases are shared with the prompt's
     mode, model, note = "no-llm", "graphkit-deterministic", None
     summary, text = det_summary, det_text
