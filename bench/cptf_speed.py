@@ -12,7 +12,7 @@ Measured, on the first ``--notes`` dialogues (column ``dialogue``) of the ACI-Be
 - notes, tokens: dialogues and MiniLM tokens in the fast run.
 
 Only numbers are printed: never note text. Usage:
-python bench/cptf_speed.py [--data PATH] [--notes 10] [--gemma-notes 3] [--skip-gemma]
+python bench/cptf_speed.py [--data PATH] [--notes 10] [--gemma-notes 10] [--skip-gemma]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DATA, help="ACI-Bench CSV with a 'dialogue' column")
     ap.add_argument("--notes", type=int, default=10, help="dialogues for the MiniLM run")
-    ap.add_argument("--gemma-notes", type=int, default=3, help="dialogues for the Gemma run")
+    ap.add_argument("--gemma-notes", type=int, default=10, help="dialogues for the Gemma run")
     ap.add_argument("--skip-gemma", action="store_true", help="MiniLM only")
     ap.add_argument("--ratio", type=float, default=0.5, help="CPTF keep ratio")
     args = ap.parse_args()
