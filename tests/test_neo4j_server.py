@@ -36,6 +36,13 @@ def test_install_is_idempotent_and_keeps_the_password(needs_local):
     assert read_credentials(server.home) == before
     mode = stat.S_IMODE((server.home / "credentials.json").stat().st_mode)
     assert mode == 0o600
+    # a config written by an older graphkit (or edited by hand) is brought back to the template
+    conf = server.neo4j_home / "conf" / "neo4j.conf"
+    current = conf.read_text()
+    conf.write_text(current.replace("256M size", "1 days"))
+    assert server.install() is True and conf.read_text() == current
+    assert "db.tx_log.rotation.retention_policy=256M size" in current  # bounded transaction logs
+    assert read_credentials(server.home) == before
 
 
 def test_status_reports_the_running_server(needs_local):

@@ -15,8 +15,8 @@ What is implemented (ConTextual §3.1, Algorithm 1, Eq. 6), and what was changed
 
   * ``task`` (the default): the window is followed by a task instruction (the note to write, or the
     user's question) and a token's importance is the attention it receives from the instruction's
-    tokens, each query row renormalised over the content keys, so the BOS sink and the instruction
-    itself take nothing. Every one of these queries sees every content token, so the causal mask
+    tokens (an encoder's also from the closing [SEP]), each query row renormalised over the content
+    keys, so the BOS sink and the instruction itself take nothing. Every one of these queries sees every content token, so the causal mask
     needs no correction. The window shrinks by the instruction's length so that Gemma's
     sliding-window layers (512 tokens) still see the whole window from every query.
   * ``received``: the attention received from all content queries.

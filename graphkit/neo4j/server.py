@@ -47,7 +47,9 @@ dbms.security.auth_enabled=true
 server.memory.heap.initial_size={heap}
 server.memory.heap.max_size={heap}
 server.memory.pagecache.size={pagecache}
-db.tx_log.rotation.retention_policy=1 days
+# Transaction logs serve crash recovery only here (Community has no incremental backup): keep a bounded
+# amount, not Neo4j's default of 2 days (a bulk load writes gigabytes of them).
+db.tx_log.rotation.retention_policy=256M size
 db.tx_log.preallocate=false
 db.tx_log.rotation.size=64M
 dbms.usage_report.enabled=false
@@ -162,8 +164,10 @@ class LocalNeo4j:
         previous = self.manifest()
         options = options or (InstallOptions(**previous["options"]) if previous else InstallOptions())
         cache = fetch_artifacts(self.lock, cache_dir() / f"neo4j-{self.lock.neo4j_version}", progress)
+        conf = CONF_TEMPLATE.format(**asdict(options))
+        conf_file = self.conf_dir / "neo4j.conf"
         unchanged = (self.is_installed() and previous["options"] == asdict(options)
-                     and self._lib_complete())
+                     and self._lib_complete() and conf_file.is_file() and conf_file.read_text() == conf)
         if unchanged:
             return False
         for d in (self.conf_dir, self.lib_dir, self.logs_dir, self.neo4j_home / "data",
@@ -183,7 +187,7 @@ class LocalNeo4j:
                 except OSError:
                     shutil.copyfile(cache / art.file, tmp)
                 os.replace(tmp, dest)
-        (self.conf_dir / "neo4j.conf").write_text(CONF_TEMPLATE.format(**asdict(options)))
+        conf_file.write_text(conf)  # a newer graphkit's template reaches an existing install too
         if read_credentials(self.home) is None:
             if (self.neo4j_home / "data" / "dbms" / "auth.ini").exists() or \
                     (self.neo4j_home / "data" / "databases" / "system").exists():
@@ -316,6 +320,12 @@ class LocalNeo4j:
         except ChildProcessError:
             pass
         self.pid_file.unlink(missing_ok=True)
+        # An exiting process leaves /proc/PID/cmdline before it closes its sockets: wait until the
+        # ports are free, so that an immediate start() does not find them "in use".
+        opts = self.options()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(port_in_use(p, opts.listen) for p in (opts.bolt_port, opts.http_port)):
+            time.sleep(0.2)
         return True
 
     def status(self) -> ServerStatus:
