@@ -115,24 +115,23 @@ def pack(ctx: PatientContext, counter: TokenCounter, embedder, budget: int = 204
         selector = router.route(select_budget, int(scost.sum()))
         chosen = sorted(select(selector, scost, select_budget, emb=emb, rel=rel))
         aliases = [ctx.citations.cite(ctx.sentences[i]["id"], "Sentence") for i in chosen]
-        evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)  # now with the sentences
-        parts["evidence_ids"] = counter.count(evidence)
-        room = budget - sum(v for k, v in parts.items() if k != "notes") - counter.count("Note sentences:")
+        ids_cost = counter.count("Evidence ids: " + ", ".join(ctx.citations.by_alias))  # now with the sentences
+        room = (budget - sum(v for k, v in parts.items() if k not in ("notes", "evidence_ids")) - ids_cost
+                - counter.count("Note sentences:"))
         lines = _compressed_lines([ctx.sentences[i] for i in chosen], aliases, cptf, counter, room, question)
         for k in reversed(range(len(lines))):  # sentences CPTF emptied: no line, no id
             if lines[k] is None:
                 del lines[k], chosen[k]
                 ctx.citations.forget(aliases.pop(k))
-        evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)
-        notes_text = "\n".join(["Note sentences:", *lines]) if lines else ""
-        parts["evidence_ids"], parts["notes"] = counter.count(evidence), counter.count(notes_text)
-        while sum(parts.values()) > budget and lines:  # protected words or new ids overran: drop the last
-            lines.pop()
-            chosen.pop()
-            ctx.citations.forget(aliases.pop())
+        while True:  # protected words or the new ids may overrun: drop the last sentence until it fits
             evidence = "Evidence ids: " + ", ".join(ctx.citations.by_alias)
             notes_text = "\n".join(["Note sentences:", *lines]) if lines else ""
             parts["evidence_ids"], parts["notes"] = counter.count(evidence), counter.count(notes_text)
+            if sum(parts.values()) <= budget or not lines:
+                break
+            lines.pop()
+            chosen.pop()
+            ctx.citations.forget(aliases.pop())
         fixed[2] = evidence
     text = "\n\n".join(x for x in (fixed[1], fixed[2], fixed[3], notes_text, fixed[4]) if x)
     return PackedPrompt(system=INSTRUCTION, text=text, tokens=sum(parts.values()), budget=budget, parts=parts,
