@@ -131,7 +131,7 @@ def main() -> None:
         guidelines = load_guidelines(store)
         by_id = {g.id: g for g in guidelines}
         missing = [g for g in ARM_GUIDELINE.values() if g not in by_id]
-        present = {r["id"] for r in store.read("align.patients_existing", patients=list(arms))}
+        present = {r["id"] for r in store.read("tkg.patients_existing", patients=list(arms))}
         if missing or len(present) < len(arms):
             sys.exit("the demo cohort or its guidelines are not in the graph: run `graphkit demo` first")
         patients = sorted(arms)

@@ -7,11 +7,6 @@ MATCH (p:Patient)
 RETURN p.id AS id
 ORDER BY id
 
-// name: patients_existing
-UNWIND $patients AS pid
-MATCH (p:Patient {id: pid})
-RETURN p.id AS id
-
 // name: trajectories
 // Every event of the given patients with its concept codes, in time order. O(events of the patients).
 UNWIND $patients AS pid
@@ -55,8 +50,25 @@ ORDER BY index
 // name: create_run
 CREATE (r:AlignmentRun {id: $id, params: $params, model: $model, started_at: datetime(),
                         status: 'running', patients_total: $patients_total, patients_done: 0,
-                        patients_failed: 0})
+                        patients_failed: 0, host: $host, pid: $pid, heartbeat_at: datetime()})
 RETURN r.id AS id
+
+// name: heartbeat
+// Written with each chunk of results: which process works on the run, and when it last did.
+MATCH (r:AlignmentRun {id: $run})
+SET r.status = 'running', r.host = $host, r.pid = $pid, r.heartbeat_at = datetime()
+
+// name: running_runs
+MATCH (r:AlignmentRun {status: 'running'})
+RETURN r.id AS id, r.host AS host, r.pid AS pid, toString(r.heartbeat_at) AS heartbeat_at,
+       duration.inSeconds(coalesce(r.heartbeat_at, r.started_at), datetime()).seconds AS idle_s
+
+// name: mark_interrupted
+// A run whose process is gone: partial (resumable with --resume), with the reason.
+MATCH (r:AlignmentRun {id: $id, status: 'running'})
+OPTIONAL MATCH (r)-[c:COVERS]->(:Patient)
+WITH r, count(c) AS done, count(CASE WHEN c.status = 'failed' THEN 1 END) AS failed
+SET r.status = 'partial', r.interrupted = $reason, r.patients_done = done, r.patients_failed = failed
 
 // name: run_info
 MATCH (r:AlignmentRun {id: $id})

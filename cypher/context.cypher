@@ -73,7 +73,7 @@ RETURN id, labels(node)[0] AS label
 // name: write_recommendation
 // One recommendation and its CITES links, in one transaction; earlier ones stay (history).
 MATCH (p:Patient {id: $patient})
-CREATE (r:Recommendation {id: $id, summary: $summary, text: $text, model: $model, mode: $mode,
+CREATE (r:Recommendation {id: $id, patient: $patient, summary: $summary, text: $text, model: $model, mode: $mode,
                           created_at: datetime(), run: $run, status: $status, prompt_tokens: $prompt_tokens,
                           citations: $citations, unknown_citations: $unknown, uncited_sentences: $uncited})
 CREATE (p)-[:HAS_RECOMMENDATION]->(r)

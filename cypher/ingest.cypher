@@ -8,6 +8,30 @@ UNWIND $ids AS id
 MATCH (n:Note {id: id})
 RETURN n.id AS id, n.sha256 AS sha256, n.pipeline AS pipeline
 
+// name: claim_notes
+// Lock the batch's notes inside the writing transaction and return what is stored now, so that two
+// jobs ingesting the same file at once never both write (and report) a note: the second one waits
+// for the first to commit, then sees its sha256. Rows are sorted by id (a fixed lock order).
+UNWIND $rows AS r
+MERGE (n:Note {id: r.id})
+SET n.claimed = true
+REMOVE n.claimed
+RETURN n.id AS id, n.sha256 AS sha256, n.pipeline AS pipeline
+
+// name: mark_relink
+// Written in the same transaction as a batch of a patient's events: the patient's NEXT chains must be
+// rebuilt. The mark is cleared only by relink_trajectory, so a crash between the two is healed by any
+// later run (patients_needing_relink).
+UNWIND $patients AS pid
+MATCH (p:Patient {id: pid})
+SET p.needs_relink = true
+
+// name: patients_needing_relink
+MATCH (p:Patient)
+WHERE p.needs_relink = true
+RETURN p.id AS id
+ORDER BY id
+
 // name: delete_note_content
 // A changed note: remove its sections, sentences and the events they evidence (the Note node stays).
 UNWIND $ids AS id
@@ -28,12 +52,16 @@ OPTIONAL MATCH (enc:Encounter {id: r.encounter})
 OPTIONAL MATCH (p:Patient {id: r.patient})
 FOREACH (_ IN CASE WHEN enc IS NOT NULL THEN [1] ELSE [] END | MERGE (enc)-[:HAS_EVENT]->(ev))
 FOREACH (_ IN CASE WHEN enc IS NULL AND p IS NOT NULL THEN [1] ELSE [] END | MERGE (p)-[:HAS_EVENT]->(ev))
+FOREACH (_ IN CASE WHEN p IS NOT NULL THEN [1] ELSE [] END | SET p.needs_relink = true)
 
 // name: relink_trajectory
 // Rebuild each patient's NEXT chain over all its events in time order (valid time, then encounter
-// order) and the NEXT_ENCOUNTER chain. O(events of the patients).
+// order) and the NEXT_ENCOUNTER chain, and clear the patient's needs_relink mark in the same
+// transaction. O(events of the patients).
 UNWIND $patients AS pid
 MATCH (p:Patient {id: pid})
+REMOVE p.needs_relink
+WITH p, pid
 OPTIONAL MATCH (:Event {patient: pid})-[old:NEXT]->(:Event)
 DELETE old
 WITH DISTINCT p, pid

@@ -84,16 +84,7 @@ RETURN ev.id AS id, ev.kind AS kind, ev.text AS text, ev.assertion AS assertion,
        toString(ev.valid_time) AS valid_time, enc.id AS encounter, codes
 ORDER BY ev.valid_time, ev.order
 
-// name: delete_patient
-// Remove a patient's whole subgraph; shared Concept nodes stay.
-MATCH (p:Patient {id: $patient})
-OPTIONAL MATCH (p)-[:HAD_ENCOUNTER]->(enc:Encounter)
-OPTIONAL MATCH (enc)-[:DOCUMENTED_BY]->(n:Note)
-OPTIONAL MATCH (n)-[:HAS_SECTION]->(s:Section)
-OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
-OPTIONAL MATCH (ev:Event {patient: $patient})
-WITH p, collect(DISTINCT enc) + collect(DISTINCT n) + collect(DISTINCT s) + collect(DISTINCT t)
-     + collect(DISTINCT ev) AS owned
-FOREACH (x IN owned | DETACH DELETE x)
-DETACH DELETE p
-RETURN size(owned) + 1 AS deleted
+// name: patients_existing
+UNWIND $patients AS pid
+MATCH (p:Patient {id: pid})
+RETURN p.id AS id

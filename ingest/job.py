@@ -17,6 +17,7 @@ from pathlib import Path
 from graphkit.store import GraphStore
 from ingest.model import BadRecord, CodedFact, Encounter, Note, Patient, SourceRef
 from ingest.quarantine import Quarantine
+from ingest.quarantine import default_path as default_quarantine
 from ingest.readers import read_paths
 from ingest.readers.checks import DEFAULT_MAX_NOTE_BYTES
 from ingest.text import normalize, split_sections, split_sentences
@@ -106,13 +107,53 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     return graphs
 
 
+def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> dict[str, str]:
+    """Write a batch of processed notes in the caller's transaction: lock them, skip the ones another
+    job stored meanwhile, replace changed ones, and mark their patients for relinking.
+    Returns note id -> "new" | "replaced" | "unchanged". Pure in ``tx`` (the driver may retry it)."""
+    claims = {r["id"]: (r["sha256"], r["pipeline"])
+              for r in tx.run("ingest.claim_notes", rows=sorted(({"id": n.id} for n in notes), key=lambda r: r["id"]))}
+    outcome, rows = {}, {k: [] for k in ("notes", "sections", "sentences", "events", "evidence", "concepts",
+                                         "instance_of")}
+    for n, g in zip(notes, graphs):
+        old = claims.get(n.id, (None, None))
+        if old == (g.note["sha256"], fingerprint):
+            outcome[n.id] = "unchanged"
+            continue
+        outcome[n.id] = "replaced" if old[0] is not None else "new"
+        rows["notes"].append({**g.note, "pipeline": fingerprint})
+        for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of"):
+            rows[key].extend(getattr(g, key))
+    if not rows["notes"]:
+        return outcome
+    tx.run("ingest.delete_note_content", ids=[i for i, o in outcome.items() if o == "replaced"])
+    for name, key in (("tkg.merge_notes", "notes"), ("tkg.merge_sections", "sections"),
+                      ("tkg.merge_sentences", "sentences"), ("tkg.merge_events", "events"),
+                      ("tkg.link_evidence", "evidence"), ("tkg.merge_concepts", "concepts"),
+                      ("tkg.link_instance_of", "instance_of")):
+        tx.run(name, rows=rows[key])
+    tx.run("ingest.mark_relink", patients=sorted({r["patient"] for r in rows["notes"]}))
+    return outcome
+
+
+def relink_marked(store: GraphStore, chunk: int = 25) -> int:
+    """Rebuild the NEXT / NEXT_ENCOUNTER chains of every patient marked ``needs_relink`` — by this
+    run or by an earlier one that crashed before relinking — clearing each mark with its relink.
+    Returns the number of patients relinked."""
+    ids = [r["id"] for r in store.read("ingest.patients_needing_relink")]
+    for i in range(0, len(ids), chunk):
+        store.write("ingest.relink_trajectory", patients=ids[i:i + chunk])
+    return len(ids)
+
+
 def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = None,
-                 quarantine_path: Path = Path("graphkit-quarantine.jsonl"), batch_notes: int = 64,
+                 quarantine_path: Path | None = None, batch_notes: int = 64,
                  max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES, nlp=None,
                  progress: Progress | None = None) -> IngestReport:
     """Run the whole pipeline over ``paths``. O(total text)."""
     from ingest.nlp import build_pipeline
 
+    quarantine_path = Path(quarantine_path) if quarantine_path else default_quarantine()
     report = IngestReport(quarantine_file=str(quarantine_path))
     clock = _Clock(report)
     quarantine = Quarantine(quarantine_path)
@@ -125,7 +166,6 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
     facts: list[CodedFact] = []
     batch: list[Note] = []
     seen: dict[str, tuple[str, SourceRef | None]] = {}
-    touched: set[str] = set()
 
     def flush_context():
         new_p = [{"id": p.id, "props": {k: v for k, v in p.props.items() if v is not None}}
@@ -153,31 +193,14 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
             stored = {r["id"]: (r["sha256"], r["pipeline"])
                       for r in store.read("ingest.note_hashes", ids=[n.id for n in batch])}
         todo = [n for n in batch if stored.get(n.id) != (note_sha(n), fingerprint)]
-        report.notes_unchanged += len(batch) - len(todo)
-        changed = [n.id for n in todo if n.id in stored]
-        report.notes_replaced += len(changed)
         graphs = process_notes(nlp, todo, {n.encounter: encounters[n.encounter].start for n in todo}, clock)
-        rows: dict[str, list] = {k: [] for k in ("notes", "sections", "sentences", "events", "evidence",
-                                                 "concepts", "instance_of")}
-        for n, g in zip(todo, graphs):
-            rows["notes"].append({**g.note, "pipeline": fingerprint})
-            for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of"):
-                rows[key].extend(getattr(g, key))
-            touched.add(n.patient)
         with clock("write"):
-            if todo:
-                store.write_many([
-                    ("ingest.delete_note_content", {"ids": changed}),
-                    ("tkg.merge_notes", {"rows": rows["notes"]}),
-                    ("tkg.merge_sections", {"rows": rows["sections"]}),
-                    ("tkg.merge_sentences", {"rows": rows["sentences"]}),
-                    ("tkg.merge_events", {"rows": rows["events"]}),
-                    ("tkg.link_evidence", {"rows": rows["evidence"]}),
-                    ("tkg.merge_concepts", {"rows": rows["concepts"]}),
-                    ("tkg.link_instance_of", {"rows": rows["instance_of"]}),
-                ])
-        report.notes_written += len(todo) - len(changed)
-        report.events_from_notes += len(rows["events"])
+            outcome = store.transaction(lambda tx: write_note_batch(tx, todo, graphs, fingerprint)) if todo else {}
+        written = [n for n in todo if outcome.get(n.id) in ("new", "replaced")]
+        report.notes_written += sum(outcome.get(n.id) == "new" for n in todo)
+        report.notes_replaced += sum(outcome.get(n.id) == "replaced" for n in todo)
+        report.notes_unchanged += len(batch) - len(written)
+        report.events_from_notes += sum(len(g.events) for n, g in zip(todo, graphs) if n in written)
         tick("notes", len(batch))
         batch.clear()
 
@@ -203,7 +226,8 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
                                              f"duplicate note id with different text: {rec.id} was first read at "
                                              f"{seen[rec.id][1]}",
                                              "give each version its own note id, or keep one of them",
-                                             {"note_id": rec.id, "patient": rec.patient, "text": rec.text}))
+                                             {"note_id": rec.id, "patient": rec.patient, "text": rec.text},
+                                             rec.patient))
                 continue
             seen[rec.id] = (sha, rec.source)
             batch.append(rec)
@@ -217,13 +241,10 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
             store.write_batches("ingest.merge_fact_events", events)
             store.write_batches("tkg.merge_concepts", concepts)
             store.write_batches("tkg.link_instance_of", links)
-        touched.update(f.patient for f in facts)
         report.facts = len(facts)
         tick("facts", len(facts))
     with clock("trajectory"):
-        ids = sorted(touched)
-        for i in range(0, len(ids), 25):
-            store.write("ingest.relink_trajectory", patients=ids[i:i + 25])
+        relink_marked(store)
     quarantine.close()
     report.quarantined = quarantine.count
     report.quarantine_reasons = quarantine.reasons

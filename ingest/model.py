@@ -74,6 +74,7 @@ class BadRecord:
     reason: str
     fix: str
     record: dict = field(repr=False)  # the raw record, kept so nothing is lost (may hold PHI: file only)
+    patient: str | None = None  # graphkit's patient id when the record names one (for deletion)
 
 
 Record = Patient | Encounter | Note | CodedFact | BadRecord

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graphkit.erase import erase_patient
 from graphkit.store import GraphStore
 from ingest.job import ingest_paths
 
@@ -78,11 +79,11 @@ def test_a_crashed_run_resumes_without_duplicates(store, nlp, prefix, tmp_path):
     class Crashing(GraphStore):
         calls = 0
 
-        def write_many(self, steps):
+        def transaction(self, work):
             Crashing.calls += 1
             if Crashing.calls == 2:
                 raise RuntimeError("power cut")
-            return super().write_many(steps)
+            return super().transaction(work)
 
     crashing = Crashing(store.settings)
     try:
@@ -127,7 +128,7 @@ def test_delete_patient_leaves_shared_concepts(store, nlp, prefix, tmp_path):
     _run(store, _folder(tmp_path, prefix), tmp_path, nlp=nlp)
     users = store.read("testing.concept_users", system="RxNorm", code="200064")[0]
     assert users["concepts"] == 1  # one shared Concept node per code
-    store.write("tkg.delete_patient", patient=f"{prefix}p")
+    erase_patient(store, f"{prefix}p")
     assert store.read("testing.events_of_patient", patient=f"{prefix}p") == []
     assert store.read("testing.concept_users", system="RxNorm", code="200064")[0]["events"] == users["events"] - 1
 
@@ -144,7 +145,7 @@ def test_the_demo_cohort_ingests_cleanly(store, nlp, tmp_path):
         assert store.read("testing.next_chain_length", patient=patient)[0]["links"] == len(events) - 1
         assert any(e["kind"] == "Cancer" and e["note"] for e in events)
     finally:
-        store.write("tkg.delete_patient", patient=patient)
+        erase_patient(store, patient)
 
 
 def test_a_new_pipeline_version_reprocesses_unchanged_notes(store, nlp, prefix, tmp_path):

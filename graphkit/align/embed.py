@@ -60,15 +60,24 @@ class TextEmbedder:
             log.warning("embedding cache %s unreadable (%s); starting a new one", self.cache_file, type(exc).__name__)
             self._vectors.clear()
 
+    def forget(self, texts: list[str]) -> int:
+        """Drop the cached vectors of ``texts`` (a patient's erasure); returns how many were cached."""
+        with self._lock:
+            gone = [k for k in {_key(t) for t in texts} if self._vectors.pop(k, None) is not None]
+            self._dirty = self._dirty or bool(gone)
+        return len(gone)
+
     def save(self) -> None:
         """Write the cache atomically (tmp file + rename) when it grew."""
         if not self._dirty:
             return
         self.cache_file.parent.mkdir(parents=True, exist_ok=True)
         keys = np.array(list(self._vectors), dtype="U32")
-        vecs = np.stack(list(self._vectors.values())).astype(np.float32)
+        vecs = (np.stack(list(self._vectors.values())) if self._vectors else np.zeros((0, 384))).astype(np.float32)
         tmp = self.cache_file.with_suffix(f".{os.getpid()}.tmp.npz")
-        np.savez(tmp, keys=keys, vectors=vecs)
+        # vectors of patients' texts: readable by the owner only
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+            np.savez(f, keys=keys, vectors=vecs)
         os.replace(tmp, self.cache_file)
         self._dirty = False
 

@@ -11,6 +11,8 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import os
+import socket
 import time
 import uuid
 from collections import defaultdict
@@ -89,7 +91,8 @@ def result_rows(run: str, res: PatientAlignment) -> dict[str, list[dict]]:
 
 
 def write_results(store: GraphStore, run: str, rows_by_patient: list[dict[str, list[dict]]]) -> None:
-    """Write several patients' whole results in one transaction (all of them, or none)."""
+    """Write several patients' whole results in one transaction (all of them, or none), with the
+    run's heartbeat."""
     merged: dict[str, list[dict]] = defaultdict(list)
     for rows in rows_by_patient:
         for k, v in rows.items():
@@ -100,7 +103,41 @@ def write_results(store: GraphStore, run: str, rows_by_patient: list[dict[str, l
         ("align.write_aligned", {"run": run, "rows": merged["aligned"]}),
         ("align.write_conformance", {"run": run, "rows": merged["conformance"]}),
         ("align.write_decisions", {"run": run, "rows": merged["decisions"]}),
+        ("align.heartbeat", {"run": run, "host": socket.gethostname(), "pid": os.getpid()}),
     ])
+
+
+#: A run whose process left no heartbeat for this long (and whose process cannot be checked because it
+#: ran on another host) is taken to be interrupted.
+STALE_AFTER_S = 3600
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def mark_stale_runs(store: GraphStore, stale_after_s: int = STALE_AFTER_S) -> list[str]:
+    """Mark ``partial`` every run still ``running`` whose process is gone: on this host, its pid is
+    dead; elsewhere, it sent no heartbeat for ``stale_after_s``. A crash, kill -9 or lost database
+    leaves such runs; ``--resume RUN`` completes them. Returns the ids marked."""
+    host = socket.gethostname()
+    marked = []
+    for r in store.read("align.running_runs"):
+        if r["host"] == host and r["pid"] is not None and r["pid"] != os.getpid() and not _alive(r["pid"]):
+            reason = f"process {r['pid']} on {host} ended without finishing the run"
+        elif (r["host"] != host or r["pid"] is None) and (r["idle_s"] or 0) > stale_after_s:
+            reason = f"no heartbeat since {r['heartbeat_at']}"
+        else:
+            continue
+        store.write("align.mark_interrupted", id=r["id"], reason=reason)
+        marked.append(r["id"])
+    return marked
 
 
 def failed_rows(patient: str, reason: str) -> dict[str, list[dict]]:
@@ -137,6 +174,7 @@ def run_alignment(store: GraphStore, *, patients: list[str] | None = None, guide
     Resuming reuses the stored parameters and skips the patients the run already covers.
     """
     t0 = time.perf_counter()
+    mark_stale_runs(store)
     if run_id:
         info = store.read("align.run_info", id=run_id)
         if not info:
@@ -147,12 +185,7 @@ def run_alignment(store: GraphStore, *, patients: list[str] | None = None, guide
         patients = patients or scope.get("patients")
     params = params or AlignParams()
     if patients:
-        found = {r["id"] for r in store.read("align.patients_existing", patients=patients)}
-        unknown = [p for p in patients if p not in found]
-        if unknown:
-            raise BadInputError(f"no patient {unknown[0]!r} in the graph" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""),
-                                fix="list patients with `graphkit db counts` or ingest them first")
-        todo = list(dict.fromkeys(patients))
+        todo = store.require_patients(patients)
     else:
         todo = [r["id"] for r in store.read("align.patients_all")]
     gls = load_guidelines(store, at=at, only=guidelines)
@@ -167,7 +200,7 @@ def run_alignment(store: GraphStore, *, patients: list[str] | None = None, guide
                  "patients": patients, "editions": {g.id: g.version for g in gls},
                  "llm": getattr(llm, "name", None)}
         store.write("align.create_run", id=run_id, params=json.dumps(scope), model=embedder.name,
-                    patients_total=len(todo))
+                    patients_total=len(todo), host=socket.gethostname(), pid=os.getpid())
     done = {r["patient"] for r in store.read("align.run_done_patients", id=run_id) if r["status"] != "failed"}
     summary = RunSummary(run=run_id, status="running", patients_total=len(todo), done_before=len(done & set(todo)))
     i, n = shard

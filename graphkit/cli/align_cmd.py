@@ -43,12 +43,13 @@ def align(
     Example: graphkit align --all
     Example: graphkit align --resume run-20261122T101500-1a2b3c --shard 1/2
     """
-    from graphkit.align.job import run_alignment
+    from graphkit.align.job import mark_stale_runs, run_alignment
     from graphkit.align.model import AlignParams
     from graphkit.llm import from_spec
 
     with open_store() as store:
         if list_runs:
+            mark_stale_runs(store)
             rows = store.read("align.list_runs")
             if as_json:
                 print_json(rows)
@@ -108,8 +109,7 @@ def conformance(
     Example: graphkit conformance fhir-7a1d5954-c722-4266-aa13-952e2beef7c9 --json
     """
     with open_store() as store:
-        if not store.read("align.patients_existing", patients=[patient]):
-            raise BadInputError(f"no patient {patient!r} in the graph", fix="check the id (graphkit timeline ID)")
+        store.require_patients([patient])
         if run is None:
             latest = store.read("align.latest_run_for_patient", patient=patient)
             if not latest:

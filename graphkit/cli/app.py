@@ -17,6 +17,7 @@ from graphkit import __version__
 from graphkit.cli import align_cmd, browser_cmd, eval_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd, recommend_cmd
 from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
+from graphkit.logs import configure as configure_logging
 
 app = typer.Typer(
     help="graphkit: patient temporal knowledge graphs, guideline graphs and their alignment in Neo4j.\n\n"
@@ -55,8 +56,7 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ):
     state.debug, state.home = debug, home
-    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(debug)  # never note text or query parameters, at any level
     if not debug:  # the driver logs every retry; our errors say what matters in one line
         logging.getLogger("neo4j").setLevel(logging.CRITICAL)
 
@@ -103,10 +103,8 @@ def timeline(patient: str, as_json: bool = typer.Option(False, "--json", help="P
     Example: graphkit timeline demo-p001
     """
     with open_store() as store:
+        store.require_patients([patient])
         rows = store.read("tkg.patient_timeline", patient=patient)
-    if not rows:
-        raise GraphkitError(f"no events for patient {patient!r}",
-                            fix="check the id (`graphkit db counts`) or ingest the patient's notes")
     if as_json:
         print_json(rows)
         return
@@ -119,20 +117,41 @@ def timeline(patient: str, as_json: bool = typer.Option(False, "--json", help="P
 
 
 @delete_app.command("patient")
-def delete_patient(patient: str, as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
-    """Delete a patient's whole subgraph; shared Concept nodes stay.
+def delete_patient(
+    patient: str,
+    purge_quarantine: bool = typer.Option(False, "--purge-quarantine",
+                                          help="Also remove the patient's lines from the quarantine files in "
+                                               "graphkit's home (and from every --quarantine FILE)."),
+    quarantine: list[Path] = typer.Option(None, "--quarantine", help="Another quarantine file to purge."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+):
+    """Erase a patient: every node derived from them (encounters, notes, sections, sentences, events,
+    alignments, conformance items, recommendations, states, chunks) in one transaction, their cached
+    embeddings, and with --purge-quarantine their quarantine lines. Shared concepts and guidelines stay.
 
-    Example: graphkit delete patient demo-p001
+    Example: graphkit delete patient mimic-10000032 --purge-quarantine
     """
+    from graphkit.align.embed import TextEmbedder
+    from graphkit.erase import erase_patient
+    from ingest.quarantine import quarantine_files
+
+    files = None
+    if purge_quarantine or quarantine:
+        files = (quarantine_files(state.home) if purge_quarantine else []) + list(quarantine or [])
     with open_store() as store:
-        rows = store.write("tkg.delete_patient", patient=patient)
-    deleted = rows[0]["deleted"] if rows else 0
-    if not deleted:
-        raise GraphkitError(f"no patient {patient!r} in the graph")
+        report = erase_patient(store, patient, files, embedder=TextEmbedder())
     if as_json:
-        print_json({"patient": patient, "deleted_nodes": deleted})
-    else:
-        console.print(f"deleted patient {patient} ({deleted} nodes)")
+        print_json(report.as_dict())
+        return
+    labels = ", ".join(f"{k} {v}" for k, v in report.nodes.items())
+    console.print(f"erased patient {patient}: {report.total_nodes} nodes ({labels})")
+    if report.runs_scrubbed:
+        console.print(f"  removed the id from {report.runs_scrubbed} alignment run scope(s)")
+    if files is not None:
+        console.print(f"  quarantine lines removed: {sum(report.quarantine_lines.values())} "
+                      f"(from {len(report.quarantine_lines)} file(s))")
+    if report.cached_embeddings:
+        console.print(f"  cached embeddings dropped: {report.cached_embeddings}")
 
 
 @app.command()
@@ -165,7 +184,9 @@ def demo(
             loaded = load_guideline(store, result.spec)
             console.print(f"guideline {loaded.id} {loaded.version}: {loaded.status} ({loaded.paths} paths)")
         with console.status("ingesting the demo cohort (notes → events, assertion, codes)..."):
-            report = ingest_paths(store, [cohort], quarantine_path=Path("graphkit-quarantine.jsonl"))
+            from ingest.quarantine import default_path
+
+            report = ingest_paths(store, [cohort], quarantine_path=default_path(state.home))
         with console.status("aligning patients to the guideline paths..."):
             from graphkit.align import run_alignment
 

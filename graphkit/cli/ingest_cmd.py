@@ -8,7 +8,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from graphkit.cli.common import console, err_console, open_store, print_json
+from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import BadInputError
 
 app = typer.Typer(help="Ingest EHR notes (MIMIC-IV-Note CSV, FHIR R4 Bundle/NDJSON, text folder + manifest).",
@@ -19,7 +19,8 @@ app = typer.Typer(help="Ingest EHR notes (MIMIC-IV-Note CSV, FHIR R4 Bundle/NDJS
 def notes(
     paths: list[Path] = typer.Argument(..., help="Files or folders to ingest."),
     fmt: str = typer.Option(None, "--format", help="mimic | fhir | text (default: detected per path)."),
-    quarantine: Path = typer.Option(Path("graphkit-quarantine.jsonl"), help="Where rejected records go (0600)."),
+    quarantine: Path = typer.Option(None, help="Where rejected records go (mode 0600; default "
+                                                 "GRAPHKIT_HOME/quarantine/ingest.jsonl)."),
     batch_notes: int = typer.Option(64, help="Notes per transaction."),
     max_note_bytes: int = typer.Option(1_000_000, help="Reject notes larger than this."),
     extra_ner: str = typer.Option(None, "--extra-ner", envvar="GRAPHKIT_EXTRA_NER",
@@ -49,9 +50,11 @@ def notes(
         tasks = {"notes": bar.add_task("notes → events", total=None),
                  "quarantined": bar.add_task("quarantined", total=None),
                  "facts": bar.add_task("structured facts", total=None)}
+        from ingest.quarantine import default_path
+
         with open_store() as store:
             store.apply_schema()
-            report = ingest_paths(store, paths, fmt=fmt, quarantine_path=quarantine, batch_notes=batch_notes,
+            report = ingest_paths(store, paths, fmt=fmt, quarantine_path=quarantine or default_path(state.home), batch_notes=batch_notes,
                                   max_note_bytes=max_note_bytes, nlp=nlp,
                                   progress=lambda stage, n: bar.advance(tasks[stage], n))
     if as_json:

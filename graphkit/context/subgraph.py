@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphkit.errors import BadInputError
 from graphkit.store import GraphStore
 
 #: Event kinds that tell the clinical story (vitals and routine panels stay out of the summary).
@@ -58,9 +57,8 @@ class PatientContext:
 def load_context(store: GraphStore, patient: str, max_events: int = 60) -> PatientContext:
     """Read everything the query layer needs about one patient (five reads). Raises BadInputError
     for an unknown patient."""
+    store.require_patients([patient])
     header = store.read("context.patient_header", patient=patient)
-    if not header:
-        raise BadInputError(f"no patient {patient!r} in the graph", fix="check the id (graphkit timeline ID)")
     events = [e for e in store.read("context.patient_events", patient=patient) if e["kind"] in STORY_KINDS]
     events = _dedupe(events)[:max_events]
     negations = store.read("context.patient_negations", patient=patient, limit=10)

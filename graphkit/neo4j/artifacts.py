@@ -80,14 +80,13 @@ def _disk_full(exc: OSError, where: Path, need: int) -> GraphkitError:
     )
 
 
-def _place(src: Path, dest: Path) -> None:
-    """Hard-link (same disk) or copy ``src`` to ``dest`` atomically."""
+def place_copy(src: Path, dest: Path) -> None:
+    """Copy ``src`` to ``dest`` atomically (tmp file + rename), owner-only. Never a hard link: an
+    in-place edit of a linked jar would change every copy (cache, ~/.m2, installed lib) at once."""
     tmp = dest.with_suffix(dest.suffix + ".part")
     tmp.unlink(missing_ok=True)
-    try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
+    shutil.copyfile(src, tmp)
+    os.chmod(tmp, 0o600)
     os.replace(tmp, dest)
 
 
@@ -125,7 +124,7 @@ def _fetch_with_maven(cache: Path, missing: list[Artifact]) -> None:
                 if not is_valid(got, art):
                     raise GraphkitError(f"checksum mismatch for {art.file} resolved by Maven",
                                         fix="clear ~/.m2/repository for that artifact and retry")
-                _place(got, cache / art.file)
+                place_copy(got, cache / art.file)
 
 
 def fetch_artifacts(lock: Lock, cache: Path, progress: Callable[[int], None] | None = None) -> Path:
@@ -143,7 +142,7 @@ def fetch_artifacts(lock: Lock, cache: Path, progress: Callable[[int], None] | N
             return True
         local = m2 / art.path
         if is_valid(local, art):
-            _place(local, dest)
+            place_copy(local, dest)
             return True
         if repo_url:
             _download(f"{repo_url}/{art.path}", dest, art)
@@ -178,3 +177,53 @@ def fetch_artifacts(lock: Lock, cache: Path, progress: Callable[[int], None] | N
                 fix=f"install Maven (`apt-get install maven`) or set {REPOSITORY_ENV} to a Maven repository URL",
             )
     return cache
+
+
+STAMP = ".graphkit-verified.json"
+
+
+def _fingerprint(st: os.stat_result) -> list[int]:
+    # ctime cannot be set back by a user: any edit, even one that restores size and mtime, changes it
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def write_stamp(lib: Path, lock: Lock) -> None:
+    """Record each installed jar's sha256 (just verified) with its file fingerprint."""
+    stamp = {a.file: {"sha256": a.sha256, "stat": _fingerprint((lib / a.file).stat())} for a in lock.artifacts}
+    tmp = lib / (STAMP + ".part")
+    tmp.write_text(json.dumps(stamp))
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, lib / STAMP)
+
+
+def verify_installed(lib: Path, lock: Lock) -> list[str]:
+    """Problems with the installed jars: a jar whose sha256 differs from the lock (re-hashed only when
+    its fingerprint changed since the last verification), a missing jar, or a jar the lock does not
+    list. Refreshes the stamp for jars re-hashed and found good. O(jars) stats; O(bytes) for changed jars."""
+    try:
+        stamp = json.loads((lib / STAMP).read_text())
+    except (OSError, ValueError):
+        stamp = {}
+    problems, changed = [], False
+    for art in lock.artifacts:
+        path = lib / art.file
+        try:
+            st = path.stat()
+        except OSError:
+            problems.append(f"{art.file} is missing")
+            continue
+        entry = stamp.get(art.file) or {}
+        if entry.get("sha256") == art.sha256 and entry.get("stat") == _fingerprint(st):
+            continue
+        if st.st_size != art.size or sha256_of(path) != art.sha256:
+            problems.append(f"{art.file} does not match its pinned sha256 (modified or corrupted)")
+            continue
+        stamp[art.file] = {"sha256": art.sha256, "stat": _fingerprint(path.stat())}
+        changed = True
+    wanted = {a.file for a in lock.artifacts}
+    problems += [f"{p.name} is not one of the pinned jars" for p in sorted(lib.glob("*.jar")) if p.name not in wanted]
+    if changed and not problems:
+        tmp = lib / (STAMP + ".part")
+        tmp.write_text(json.dumps(stamp))
+        os.replace(tmp, lib / STAMP)
+    return problems

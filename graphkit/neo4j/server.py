@@ -5,7 +5,7 @@ Layout under the graphkit home (default ``~/.graphkit``, or ``--home`` / ``GRAPH
     credentials.json        generated login, mode 0600
     neo4j/                  the Neo4j home
         conf/neo4j.conf     written by graphkit (loopback only, auth on, Browser enabled)
-        lib/                the locked jars (hard links into the download cache when possible)
+        lib/                the locked jars (copies, verified by sha256; a stamp makes a normal start fast)
         data/ logs/ run/    the store, logs and the pid file
         graphkit-install.json   what was installed (version, ports, memory)
 """
@@ -19,6 +19,7 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import string
 import subprocess
 import time
@@ -27,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
-from graphkit.neo4j.artifacts import Lock, fetch_artifacts, load_lock
+from graphkit.neo4j.artifacts import Lock, fetch_artifacts, load_lock, place_copy, verify_installed, write_stamp
 from graphkit.settings import cache_dir, graphkit_home, read_credentials, write_credentials
 
 MIN_JAVA = 17
@@ -170,24 +171,21 @@ class LocalNeo4j:
                      and self._lib_complete() and conf_file.is_file() and conf_file.read_text() == conf)
         if unchanged:
             return False
-        for d in (self.conf_dir, self.lib_dir, self.logs_dir, self.neo4j_home / "data",
+        for d in (self.home, self.neo4j_home, self.conf_dir, self.lib_dir, self.logs_dir, self.neo4j_home / "data",
                   self.neo4j_home / "run", self.neo4j_home / "plugins", self.neo4j_home / "import"):
             d.mkdir(parents=True, exist_ok=True)
         wanted = {a.file for a in self.lock.artifacts}
         for stale in self.lib_dir.glob("*.jar"):
             if stale.name not in wanted:
                 stale.unlink()
+        bad = {p.split(" ")[0] for p in verify_installed(self.lib_dir, self.lock)}
         for art in self.lock.artifacts:
             dest = self.lib_dir / art.file
-            if not (dest.exists() and dest.stat().st_size == art.size):
-                tmp = dest.with_suffix(".jar.part")
-                tmp.unlink(missing_ok=True)
-                try:
-                    os.link(cache / art.file, tmp)
-                except OSError:
-                    shutil.copyfile(cache / art.file, tmp)
-                os.replace(tmp, dest)
+            if art.file in bad or not dest.exists() or dest.stat().st_nlink > 1:
+                place_copy(cache / art.file, dest)  # a copy, verified in the cache: never a hard link
+        write_stamp(self.lib_dir, self.lock)
         conf_file.write_text(conf)  # a newer graphkit's template reaches an existing install too
+        self.secure()
         if read_credentials(self.home) is None:
             if (self.neo4j_home / "data" / "dbms" / "auth.ini").exists() or \
                     (self.neo4j_home / "data" / "databases" / "system").exists():
@@ -212,13 +210,37 @@ class LocalNeo4j:
         return True
 
     def _lib_complete(self) -> bool:
-        return all((self.lib_dir / a.file).exists() and (self.lib_dir / a.file).stat().st_size == a.size
-                   for a in self.lock.artifacts)
+        return self.lib_dir.is_dir() and not verify_installed(self.lib_dir, self.lock)
+
+    def secure(self) -> None:
+        """Owner-only access to everything under the graphkit home: the store, transaction logs,
+        auth.ini (the password hash), logs and config — folders 0700, files 0600 (jars included).
+        O(files); a start calls it, so a home made by an older graphkit is tightened too."""
+        for top in (self.home, self.neo4j_home):
+            if top.exists():
+                os.chmod(top, 0o700)
+        for root, dirs, files in os.walk(self.neo4j_home):
+            for d in dirs:
+                path = os.path.join(root, d)
+                if stat.S_IMODE(os.lstat(path).st_mode) != 0o700 and not os.path.islink(path):
+                    os.chmod(path, 0o700)
+            for f in files:
+                path = os.path.join(root, f)
+                if not os.path.islink(path) and stat.S_IMODE(os.lstat(path).st_mode) & 0o077:
+                    os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) & 0o700 or 0o600)
+
+    def verify_jars(self) -> None:
+        """Refuse to run a server whose installed jars differ from the pinned sha256s."""
+        problems = verify_installed(self.lib_dir, self.lock)
+        if problems:
+            raise GraphkitError(f"the installed Neo4j in {self.lib_dir} failed verification: {problems[0]}"
+                                + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+                                fix="run `graphkit neo4j install` to restore the pinned jars from the verified cache")
 
     def _admin(self, *args: str) -> None:
         env = dict(os.environ, NEO4J_HOME=str(self.neo4j_home), NEO4J_CONF=str(self.conf_dir))
         proc = subprocess.run([java_executable(), "-cp", f"{self.lib_dir}/*", self.lock.admin_class, *args],
-                              capture_output=True, text=True, env=env)
+                              capture_output=True, text=True, env=env, umask=0o077)
         if proc.returncode != 0:
             raise GraphkitError(f"neo4j-admin {args[0]} {args[1]} failed: {proc.stderr.strip()[-300:]}")
 
@@ -255,17 +277,19 @@ class LocalNeo4j:
             self._wait_ready(timeout_s, None)
             return time.monotonic() - t0
         opts = self.options()
+        self.verify_jars()
+        self.secure()
         for port in (opts.bolt_port, opts.http_port):
             if port_in_use(port, opts.listen):
                 raise GraphkitError(
                     f"port {port} is already in use by another process, so Neo4j cannot listen on it",
                     fix="stop that process, or pick free ports: `graphkit neo4j install --bolt-port 7688 --http-port 7475`")
         java = java_executable()
-        console = open(self.logs_dir / "console.log", "ab")
+        console = open(os.open(self.logs_dir / "console.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
         cmd = [java, f"-Xms{opts.heap}", f"-Xmx{opts.heap}", *JVM_FLAGS, "-cp", f"{self.lib_dir}/*",
                self.lock.main_class, f"--home-dir={self.neo4j_home}", f"--config-dir={self.conf_dir}"]
         proc = subprocess.Popen(cmd, stdout=console, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                cwd=self.neo4j_home, start_new_session=True)
+                                cwd=self.neo4j_home, start_new_session=True, umask=0o077)
         console.close()
         self.pid_file.parent.mkdir(parents=True, exist_ok=True)
         self.pid_file.write_text(str(proc.pid))

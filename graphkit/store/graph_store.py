@@ -6,13 +6,14 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TypeVar
 
 import neo4j
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from graphkit import cypher
-from graphkit.errors import BatchWriteError, DatabaseUnavailableError
+from graphkit.errors import BadInputError, BatchWriteError, DatabaseUnavailableError
 from graphkit.settings import ConnectionSettings, connection_settings
 from graphkit.store.encode import fast_rows
 from graphkit.store.schema import Migration, parse_migrations
@@ -37,6 +38,19 @@ class WriteReport:
         for key in ("nodes_created", "nodes_deleted", "relationships_created",
                     "relationships_deleted", "properties_set"):
             self.counters[key] = self.counters.get(key, 0) + getattr(counters, key)
+
+
+T = TypeVar("T")
+
+
+class Tx:
+    """A transaction in progress: named statements only (see :meth:`GraphStore.transaction`)."""
+
+    def __init__(self, tx: neo4j.ManagedTransaction):
+        self._tx = tx
+
+    def run(self, name: str, **params) -> list[dict]:
+        return self._tx.run(cypher.query(name), params).data()
 
 
 def chunked(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
@@ -135,6 +149,16 @@ class GraphStore:
         with self._session() as s:
             return self._guard(lambda: s.execute_write(work))
 
+    def transaction(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work(tx)`` in ONE managed write transaction and return its result.
+
+        ``tx.run(name, **params)`` runs a named statement and returns its rows. The driver may call
+        ``work`` again after a transient error (a deadlock between concurrent jobs, a leader switch),
+        so ``work`` must be a pure function of what it reads through ``tx``.
+        """
+        with self._session() as s:
+            return self._guard(lambda: s.execute_write(lambda tx: work(Tx(tx))))
+
     def run_autocommit(self, name: str, **params) -> dict[str, int]:
         """Run a named statement outside an explicit transaction (``CALL {} IN TRANSACTIONS``).
 
@@ -183,6 +207,17 @@ class GraphStore:
                 f"lost Neo4j at {self.settings.uri} and could not reconnect within the retry time",
                 fix="check the server (`graphkit neo4j status`) and re-run; finished batches are kept",
             ) from exc
+
+    def require_patients(self, patients: list[str]) -> list[str]:
+        """The ids, de-duplicated, when every one names a patient in the graph; else BadInputError
+        (exit code 2) naming the first unknown one. One read."""
+        found = {r["id"] for r in self.read("tkg.patients_existing", patients=list(patients))}
+        unknown = [p for p in patients if p not in found]
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise BadInputError(f"no patient {unknown[0]!r} in the graph{more}",
+                                fix="check the id (`graphkit db counts`), or ingest the patient's notes first")
+        return list(dict.fromkeys(patients))
 
     # -- schema ----------------------------------------------------------------------------
     def schema_version(self, schema_id: str = SCHEMA_ID) -> int:

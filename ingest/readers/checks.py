@@ -22,7 +22,5 @@ def note_problem(text: str | None, max_bytes: int) -> tuple[str, str] | None:
     return None
 
 
-def bad(file: str, row, reason: str, fix: str, record: dict) -> BadRecord:
-    safe = {k: (v.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if isinstance(v, str) else v)
-            for k, v in record.items()}
-    return BadRecord(SourceRef(file, row), reason, fix, safe)
+def bad(file: str, row, reason: str, fix: str, record: dict, patient: str | None = None) -> BadRecord:
+    return BadRecord(SourceRef(file, row), reason, fix, record, patient)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ingest.model import CodedFact, Encounter, Note, Patient, Record, SourceRef
 from ingest.readers.checks import DEFAULT_MAX_NOTE_BYTES, bad, note_problem
+from ingest.readers.checks import bad as _bad
 from ingest.readers.times import BadTime, parse_time
 
 SYSTEMS = {
@@ -35,16 +36,29 @@ STAGE_LOINC = {"21908-9", "21902-2", "21905-5", "21906-3", "21907-1", "21899-0",
 def looks_like_fhir(path: Path) -> bool:
     if path.suffix.lower() not in (".json", ".ndjson"):
         return False
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with open(path, "rb") as f:
         head = f.read(4096)
-    return '"resourceType"' in head
+    return b'"resourceType"' in head
+
+
+def _not_utf8(exc: UnicodeDecodeError, where: str) -> str:
+    return f"not UTF-8: byte {exc.object[exc.start]:#04x} at offset {exc.start} of the {where}"
+
+
+_REENCODE = "re-export the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"
 
 
 def _resources(path: Path) -> Iterator[tuple[object, dict | None, str | None]]:
-    """(row, resource, error) for each resource of a Bundle file or an NDJSON file."""
+    """(row, resource, error) for each resource of a Bundle file or an NDJSON file. Bytes that are
+    not UTF-8 make their line (NDJSON) or file (Bundle) a bad record: never a silent U+FFFD."""
     if path.suffix.lower() == ".ndjson":
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for n, line in enumerate(f, start=1):
+        with open(path, "rb") as f:
+            for n, raw in enumerate(f, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    yield n, None, _not_utf8(exc, "line")
+                    continue
                 if line.strip():
                     try:
                         yield n, json.loads(line), None
@@ -52,14 +66,20 @@ def _resources(path: Path) -> Iterator[tuple[object, dict | None, str | None]]:
                         yield n, None, f"invalid JSON: {exc.msg} at column {exc.colno}"
         return
     try:
-        doc = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        yield 1, None, _not_utf8(exc, "file")
+        return
     except json.JSONDecodeError as exc:
         yield exc.lineno, None, f"invalid JSON: {exc.msg}"
         return
+    if not isinstance(doc, dict):
+        yield 1, None, "invalid FHIR: the file holds no resource object"
+        return
     if doc.get("resourceType") == "Bundle":
         for i, entry in enumerate(doc.get("entry") or []):
-            res = entry.get("resource")
-            full = entry.get("fullUrl")
+            res = entry.get("resource") if isinstance(entry, dict) else None
+            full = entry.get("fullUrl") if isinstance(entry, dict) else None
             if isinstance(res, dict) and full:
                 res = {**res, "_fullUrl": full}
             yield f"entry[{i}]", res, None if isinstance(res, dict) else "bundle entry without a resource"
@@ -127,7 +147,9 @@ def read_fhir(paths: Iterable[Path], max_note_bytes: int = DEFAULT_MAX_NOTE_BYTE
         for row, res, error in _resources(path):
             src = SourceRef(str(path), row)
             if error:
-                yield bad(str(path), row, f"invalid FHIR: {error}", "fix or drop the resource", {})
+                reason = error if error.startswith("not UTF-8") else f"invalid FHIR: {error}"
+                yield bad(str(path), row, reason, _REENCODE if error.startswith("not UTF-8") else
+                          "fix or drop the resource", {"file": str(path), "row": row})
                 continue
             rtype = res.get("resourceType")
             key = _ref_key(res.get("_fullUrl")) or res.get("id")
@@ -145,7 +167,8 @@ def read_fhir(paths: Iterable[Path], max_note_bytes: int = DEFAULT_MAX_NOTE_BYTE
                     start = parse_time(period.get("start"), "Encounter.period.start")
                     end = parse_time(period.get("end"), "Encounter.period.end", required=False)
                 except BadTime as exc:
-                    yield bad(str(path), row, f"invalid FHIR: {exc}", "give the Encounter a valid period", res)
+                    yield bad(str(path), row, f"invalid FHIR: {exc}", "give the Encounter a valid period", res,
+                              f"fhir-{subject}" if subject else None)
                     continue
                 if not key or not subject:
                     yield bad(str(path), row, "invalid FHIR: Encounter without id or subject",
@@ -167,6 +190,11 @@ def _convert(src: SourceRef, res: dict, encounters: dict[str, Encounter], patien
     key = _ref_key(res.get("_fullUrl")) or res.get("id")
     file, row = src.file, src.row
     subject = _ref_key((res.get("subject") or res.get("patient") or {}).get("reference"))
+    owner = f"fhir-{subject}" if subject else None
+
+    def bad(file, row, reason, fix, record):
+        return _bad(file, row, reason, fix, record, owner)
+
     if rtype == "DocumentReference":
         enc_refs = (res.get("context") or {}).get("encounter") or []
         enc_key = _ref_key(enc_refs[0].get("reference")) if enc_refs else None
