@@ -69,3 +69,41 @@ RETURN s.uid AS step, c.system AS system, c.code AS code
 // name: pykeen_aligned_to
 MATCH (e:Event)-[a:ALIGNED_TO {run: $run}]->(s:GuidelineStep)
 RETURN e.id AS event, e.patient AS patient, s.uid AS step, s.guideline AS guideline, a.role AS role
+
+// name: wipe
+// Empty the database (schema stays): the fault-injection bench starts every trial from nothing.
+MATCH (n)
+CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS
+
+// name: all_nodes
+// Every node with its labels and properties (the canonical graph checksum).
+MATCH (n)
+RETURN elementId(n) AS eid, labels(n) AS labels, properties(n) AS props
+
+// name: all_relationships
+MATCH (a)-[r]->(b)
+RETURN elementId(a) AS a, elementId(b) AS b, type(r) AS type, properties(r) AS props
+
+// name: notes_existing
+UNWIND $ids AS id
+MATCH (n:Note {id: id})
+RETURN n.id AS id
+
+// name: orphans
+// Text nodes whose note is gone, events whose patient is gone: what an erasure must not leave.
+OPTIONAL MATCH (s:Section) WHERE NOT ()-[:HAS_SECTION]->(s)
+WITH count(s) AS sections
+OPTIONAL MATCH (t:Sentence) WHERE NOT ()-[:HAS_SENTENCE]->(t)
+WITH sections, count(t) AS sentences
+OPTIONAL MATCH (ev:Event) WHERE NOT EXISTS { MATCH (:Patient {id: ev.patient}) }
+RETURN sections, sentences, count(ev) AS events
+
+// name: ingest_started
+// True once an ingestion job has written its first note.
+OPTIONAL MATCH (n:Note)
+RETURN count(n) > 0 AS started
+
+// name: align_started
+// True once an alignment job has written its first patient's result.
+OPTIONAL MATCH (:AlignmentRun)-[c:COVERS]->()
+RETURN count(c) > 0 AS started

@@ -29,6 +29,7 @@ def align(
     top_n: int = typer.Option(None, "--top-n", help="Candidate paths kept per patient (default 3)."),
     llm: str = typer.Option(None, envvar="GRAPHKIT_LLM",
                             help="LLM for the path rerank: ollama:MODEL | openai:MODEL@URL | none (default)."),
+    chunk: int = typer.Option(25, min=1, help="Patients per transaction (an interrupted run keeps whole chunks)."),
     list_runs: bool = typer.Option(False, "--list", help="List alignment runs and exit."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ):
@@ -77,7 +78,7 @@ def align(
                       console=err_console, transient=as_json, disable=as_json) as bar:
             task = bar.add_task("align", total=None)
             summary = run_alignment(store, patients=list(patient or []) or None, guidelines=list(guideline or []) or None,
-                                    params=params, llm=chat, run_id=resume, at=at, shard=(i, n),
+                                    params=params, llm=chat, run_id=resume, at=at, shard=(i, n), chunk=chunk,
                                     progress=lambda k: bar.advance(task, k),
                                     on_start=lambda total: bar.update(task, total=total))
     ms = sorted(summary.ms_per_patient)

@@ -1,0 +1,1 @@
+"""Clinical facts with one owner each: stage and biomarker values (values.py) and the AJCC tables."""

@@ -1,0 +1,511 @@
+"""The one owner of stage and biomarker values: how they are found in text, normalized, ranked and
+compared. Ingestion stores what this module returns; alignment, state, eligibility and the guideline
+specs read the stored normalized values and call the comparison functions here, never re-parse text.
+
+Biomarkers (``MARKER=STATUS``; ASCO/CAP and IASLC reporting conventions):
+
+========  ==============================================  ================================================
+marker    statuses                                        rules
+========  ==============================================  ================================================
+ER, PR    positive, negative                              >= 1 % stained nuclei positive; Allred 0-2 neg
+HR        positive, negative                              "hormone receptor positive" when ER/PR unnamed
+HER2      positive, equivocal, negative                   IHC 3+ pos, 2+ equivocal unless ISH given, 0/1+
+                                                          neg; ISH amplified (or ratio >= 2.0) pos
+EGFR ...  mutated, wild-type (EGFR KRAS NRAS BRAF MET)     ``detail.alteration`` for the variant
+ALK ...   positive, negative (ALK ROS1 RET NTRK)          rearranged / fusion / translocation = positive
+PD-L1     high, low, negative, positive                   TPS >= 50 high, 1-49 low, < 1 negative
+MSI       high, low, stable
+MMR       deficient, proficient                           loss of MLH1/PMS2/MSH2/MSH6 = deficient
+BRCA1/2   mutated, wild-type
+========  ==============================================  ================================================
+
+Stage: a group ("IIIA", sub-letters and a sub-digit kept: "IA2") with its basis (clinical or
+pathological), or a TNM classification in one canonical string (``pT2N1aM0``: the T category's prefix,
+then T, N, M with sub-letters, no spaces, no parenthesized suffixes). A value that cannot exist (stage VI,
+T7, PD-L1 140 %) is returned with status ``invalid`` and never coded as something else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from graphkit.clinical.ajcc import derive_group
+
+# -- stage -------------------------------------------------------------------------------------------------
+_ROMAN = {"0": 0, "I": 1, "II": 2, "III": 3, "IV": 4}
+_ARABIC = {"0": "0", "1": "I", "2": "II", "3": "III", "4": "IV", "zero": "0", "one": "I", "two": "II",
+           "three": "III", "four": "IV"}
+STAGE_GROUP = re.compile(r"^(0|IV|III|II|I)([ABC])?([1-3])?$")
+_STAGE_TEXT = re.compile(
+    r"(?P<basis>\b(?:AJCC\s+(?:8(?:th)?\s+)?)?(?:clinical(?:ly)?|pathologic(?:al)?|prognostic|anatomic|"
+    r"post-?neoadjuvant|[cp](?=stage|\s*stage))?\s*)"
+    r"\b(?P<word>stage|stg)\s*:?\s*"
+    r"(?P<group>IV|III|II|I|V|VI|VII|0|[0-9]|zero|one|two|three|four)(?P<sub>[ABCabc])?(?P<digit>[1-3])?"
+    r"(?![A-Za-z0-9])", re.I)
+_TNM_TEXT = re.compile(
+    r"(?<![A-Za-z0-9])(?P<prefix>yp|yc|y|p|c|u|r|a)?T(?P<t>is|x|X|mi|\d{1,2}(?:mi|[a-d])?)(?:\([^)]{1,6}\))?"
+    r"(?:[\s,]*(?P<np>yp|p|c|u)?N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?)?"
+    r"(?:[\s,]*(?P<mp>p|c)?M(?P<m>x|X|\d[a-d]?)(?:\([^)]{1,6}\))?)?(?![A-Za-z0-9])")
+_N_ALONE = re.compile(r"(?<![A-Za-z0-9])(?P<np>yp|p|c)N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?(?![A-Za-z0-9])")
+_VALID_T = re.compile(r"^(is|x|X|0|1mi|1[a-c]?|2[ab]?|3|4[a-d]?)$")
+_VALID_N = re.compile(r"^(x|X|0|1mi|1[a-c]?|2[a-c]?|3[a-c]?)$")
+_VALID_M = re.compile(r"^(x|X|0|1[a-d]?)$")
+
+
+def stage_rank(stage: str, upper: bool = False) -> int:
+    """Order stage groups: 0 < I < IA < IA1 < IB < ... < IV. A bare group used as an upper bound covers
+    its sub-groups ("II" as max covers IIC). Raises ValueError for anything else. O(1)."""
+    m = STAGE_GROUP.match(stage or "")
+    if not m:
+        raise ValueError(f"not a stage group: {stage!r}")
+    sub = {"A": 1, "B": 4, "C": 7}.get(m.group(2) or "", 9 if upper else 0)
+    if m.group(3):
+        sub += int(m.group(3)) - 1
+    elif m.group(2) and upper:
+        sub += 2
+    return _ROMAN[m.group(1)] * 10 + sub
+
+
+def stage_in_range(stage: str, lo: str | None, hi: str | None) -> bool:
+    """Whether a stage group lies in [lo, hi] (bare bounds cover their sub-groups)."""
+    r = stage_rank(stage)
+    return (lo is None or r >= stage_rank(lo)) and (hi is None or r <= stage_rank(hi, upper=True))
+
+
+def stage_major(stage: str) -> str:
+    """"IIIA2" -> "III"."""
+    return STAGE_GROUP.match(stage).group(1)
+
+
+@dataclass(frozen=True)
+class Tnm:
+    prefix: str  # "", "c", "p", "yp", "r", "u"...
+    t: str | None  # "T2", "T1c", "Tis", "Tx"
+    n: str | None  # "N1a", "N1mi"
+    m: str | None  # "M0", "M1b"
+
+    @property
+    def value(self) -> str:
+        return self.prefix + "".join(x for x in (self.t, self.n, self.m) if x)
+
+    @property
+    def basis(self) -> str | None:
+        return {"c": "clinical", "u": "clinical", "yc": "clinical", "p": "pathological",
+                "yp": "pathological"}.get(self.prefix)
+
+    @property
+    def valid(self) -> bool:
+        return all(rx.match(x[1:] if x[0] in "TNM" and not x.startswith("Tis") else x[1:])
+                   for rx, x in ((_VALID_T, self.t), (_VALID_N, self.n), (_VALID_M, self.m)) if x)
+
+
+@dataclass(frozen=True)
+class StageFinding:
+    """A stage statement in text: ``start``/``end`` offsets, its normalized ``value`` (group or
+    canonical TNM, or "invalid"), ``basis`` (clinical / pathological / None), and for TNM the parts."""
+
+    start: int
+    end: int
+    kind: str  # "group" | "tnm"
+    value: str
+    basis: str | None = None
+    tnm: Tnm | None = None
+
+
+def find_stages(text: str) -> list[StageFinding]:
+    """Every stage group and TNM classification in ``text``. O(len(text))."""
+    out: list[StageFinding] = []
+    for m in _STAGE_TEXT.finditer(text):
+        group = m.group("group")
+        roman = _ARABIC.get(group.lower(), group.upper())
+        sub = (m.group("sub") or "").upper()
+        digit = m.group("digit") or ""
+        value = roman + sub + digit
+        if not STAGE_GROUP.match(value):
+            value = "invalid"
+        basis_word = (m.group("basis") or "").strip().lower()
+        basis = ("clinical" if basis_word.startswith(("clinical", "c")) else
+                 "pathological" if basis_word.startswith(("pathologic", "p", "post")) else None)
+        start = m.start("basis") + (len(m.group("basis")) - len(m.group("basis").lstrip())) if basis_word \
+            else m.start("word")
+        out.append(StageFinding(start, m.end(), "group", value, basis))
+    taken = [(f.start, f.end) for f in out]
+    for m in _TNM_TEXT.finditer(text):
+        if m.group("n") is None and m.group("m") is None:
+            continue  # "T2" alone is too ambiguous (a vertebra, an MRI weighting)
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        tnm = Tnm(m.group("prefix") or "", "T" + m.group("t"), "N" + m.group("n") if m.group("n") else None,
+                  "M" + m.group("m") if m.group("m") else None)
+        out.append(StageFinding(m.start(), m.end(), "tnm", tnm.value if tnm.valid else "invalid", tnm.basis, tnm))
+        taken.append((m.start(), m.end()))
+    for m in _N_ALONE.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        tnm = Tnm(m.group("np"), None, "N" + m.group("n"), None)
+        out.append(StageFinding(m.start(), m.end(), "tnm", tnm.value if tnm.valid else "invalid", tnm.basis, tnm))
+    return sorted(out, key=lambda f: f.start)
+
+
+def parse_tnm(value: str) -> Tnm | None:
+    """A stored canonical TNM string back into its parts."""
+    m = _TNM_TEXT.fullmatch(value or "")
+    if m:
+        return Tnm(m.group("prefix") or "", "T" + m.group("t"), "N" + m.group("n") if m.group("n") else None,
+                   "M" + m.group("m") if m.group("m") else None)
+    m = _N_ALONE.fullmatch(value or "")
+    return Tnm(m.group("np"), None, "N" + m.group("n"), None) if m else None
+
+
+def group_from_tnm(site: str | None, tnm: Tnm) -> str | None:
+    """AJCC 8 anatomic group for a TNM of a cancer at ``site`` (breast | lung | colorectal), when the
+    table makes it unambiguous; else None."""
+    if not site or not tnm.valid:
+        return None
+    return derive_group(site, tnm.t, tnm.n, tnm.m)
+
+
+# -- biomarkers ----------------------------------------------------------------------------------------------
+MARKERS = ("ER", "PR", "HR", "HER2", "EGFR", "KRAS", "NRAS", "BRAF", "MET", "ALK", "ROS1", "RET", "NTRK",
+           "PD-L1", "MSI", "MMR", "BRCA1", "BRCA2")
+MUTATION_MARKERS = {"EGFR", "KRAS", "NRAS", "BRAF", "MET", "BRCA1", "BRCA2"}
+FUSION_MARKERS = {"ALK", "ROS1", "RET", "NTRK"}
+STATUSES = {
+    "ER": {"positive", "negative"}, "PR": {"positive", "negative"}, "HR": {"positive", "negative"},
+    "HER2": {"positive", "equivocal", "negative", "mutated", "wild-type"},
+    **{m: {"mutated", "wild-type"} for m in MUTATION_MARKERS},
+    **{m: {"positive", "negative"} for m in FUSION_MARKERS},
+    "PD-L1": {"high", "low", "negative", "positive"}, "MSI": {"high", "low", "stable"},
+    "MMR": {"deficient", "proficient"},
+}
+
+# Marker names as written. Short all-caps names are matched case-sensitively ("PR", never "pr" of "procedure").
+_MARKER_NAMES = [
+    ("ER", r"(?-i:ER(?:-?alpha|α)?)|estrogen[- ]receptors?|oestrogen[- ]receptors?"),
+    ("PR", r"(?-i:PR|PgR|PGR)|progesterone[- ]receptors?"),
+    ("HR", r"(?-i:HR)|hormone[- ]receptors?"),
+    ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
+    ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
+    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|amplif|mutat|alteration|ampl|fusion|positive|negative|:))"),
+    ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"), ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|mutat|:|\+|-))"),
+    ("NTRK", r"(?-i:NTRK[1-3]?)"),
+    ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
+    ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)"),
+    ("MMR", r"(?-i:[dp]MMR|MMR)|mismatch[- ]repair|(?-i:MLH-?1|PMS-?2|MSH-?2|MSH-?6)"),
+    ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
+    ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
+    ("BRCA", r"(?-i:BRCA)(?![-\d])"),
+]
+_TOKEN = re.compile(
+    "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9]){pat}(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
+    r"|(?P<pct><\s?1\s?%|\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%)"
+    r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?)"
+    r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
+    r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d.]))"
+    r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|exon\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
+    r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
+    r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
+    r"|(?P<neg_for>(?:negative|positive)\s+for|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression\s+of)?|"
+    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|without|no)(?=\s)"
+    r"|(?P<status>"
+    r"not\s+amplified|non-?amplified|amplified|amplification|"
+    r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:mutations?|alterations?|fusions?|rearrangements?)\s*(?:detected|identified)?|"
+    r"not\s+detected|none\s+detected|undetected|not\s+identified|detected|"
+    r"mutated|mutations?|mutant|variant|carrier|pathogenic|"
+    r"rearranged|rearrangements?|fusions?|translocation|"
+    r"deficient|deficiency|proficient|intact|retained|preserved|lost|loss|absent|"
+    r"unstable|stable|high|low|"
+    r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
+    r"equivocal|indeterminate|borderline|pending|(?:to\s+follow)|sent|"
+    r"\(\s*[+\-−]\s*\)|\+{1,3}|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
+    r"|(?P<sep>/|,|;|\band\b|\bor\b|&|\.(?:\s|$)|:|\bwith\b|\bbut\b)",
+    re.I)
+_FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
+                     r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|"
+                     r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
+                     r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|"
+                     r"%|tumor\s+proportion|proportion|combined|positive\s+score|\s+)+$", re.I)
+
+
+@dataclass(frozen=True)
+class BiomarkerFinding:
+    start: int
+    end: int
+    values: tuple[str, ...]  # "ER=positive", ...
+    detail: dict = field(default_factory=dict, hash=False, compare=False)
+    flags: tuple[str, ...] = ()  # e.g. "invalid:PD-L1 140%"
+
+
+def _pct_value(text: str) -> float | None:
+    t = text.replace(" ", "")
+    if t.startswith("<1"):
+        return 0.5
+    nums = re.findall(r"\d+(?:\.\d+)?", t)
+    return float(nums[-1]) if nums else None
+
+
+def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -> tuple[str | None, dict, list[str]]:
+    """Normalize one marker's evidence (token kind, text) to (status, detail, flags)."""
+    detail: dict = {}
+    flags: list[str] = []
+    words = [t.lower() for k, t in ev if k == "status"]
+    word = " ".join(words)
+    pct = next((_pct_value(t) for k, t in ev if k == "pct"), None)
+    allred = next((int(re.search(r"\d", t).group()) for k, t in ev if k == "allred"), None)
+    ratio = next((float(re.search(r"\d+(?:\.\d+)?", t.split("atio")[-1]).group()) for k, t in ev if k == "ratio"), None)
+    ihc = next((re.search(r"[0-3]", t).group() for k, t in ev if k == "ihc"), None)
+    variants = [t for k, t in ev if k == "variant"]
+    if pct is not None:
+        detail["percent" if marker in ("ER", "PR") else "tps" if marker == "PD-L1" else "percent"] = pct
+        if pct > 100:
+            flags.append(f"invalid:{marker} {pct:g}%")
+            return "invalid", detail, flags
+    if variants:
+        detail["alteration"] = " ".join(variants)
+    if any("pending" in w or "to follow" in w or w == "sent" for w in words):
+        return "pending", detail, flags
+    neg = any(w in ("negative", "neg", "-", "−", "(-)", "( - )") or w.startswith(("negative", "(-", "( -"))
+              for w in words) or prefix_status in ("negative", "deficient")
+    pos = any(w.startswith(("positive", "pos", "+", "(+", "strongly", "weakly", "low-positive", "low positive"))
+              for w in words) or prefix_status == "positive"
+    if marker in ("ER", "PR", "HR"):
+        if allred is not None:
+            detail["allred"] = allred
+            return ("positive" if allred >= 3 else "negative"), detail, flags
+        if pct is not None:
+            return ("positive" if pct >= 1 else "negative"), detail, flags
+        return ("negative" if neg else "positive" if pos else None), detail, flags
+    if marker == "HER2":
+        if ihc is not None:
+            detail["ihc"] = f"{ihc}+" if ihc != "0" else "0"
+        amplified = "amplified" in word and "not amplified" not in word and "non" not in word or "amplification" in word
+        not_amp = "not amplified" in word or "non-amplified" in word or "nonamplified" in word or "non amplified" in word
+        if ratio is not None:
+            detail["ish_ratio"] = ratio
+            amplified, not_amp = amplified or ratio >= 2.0, not_amp or ratio < 2.0
+        if amplified and not not_amp:
+            detail["ish"] = "amplified"
+            return "positive", detail, flags
+        if not_amp:
+            detail["ish"] = "not amplified"
+            return "negative", detail, flags
+        if "low" in words:
+            detail["low"] = True
+            return "negative", detail, flags
+        if ihc == "3":
+            return "positive", detail, flags
+        if ihc == "2" or "equivocal" in word or "indeterminate" in word or "borderline" in word:
+            return "equivocal", detail, flags
+        if ihc in ("0", "1"):
+            return "negative", detail, flags
+        if variants or "mutat" in word:
+            return "mutated", detail, flags
+        return ("negative" if neg else "positive" if pos else None), detail, flags
+    if marker in MUTATION_MARKERS:
+        if any(w.startswith(("wild", "wt", "un-mut", "unmut", "non-mut", "nonmut", "no ", "not ", "none", "undetected"))
+               for w in words) or neg:
+            return "wild-type", detail, flags
+        if variants or any(w.startswith(("mutat", "mutant", "variant", "carrier", "pathogenic", "detected", "amplif"))
+                           for w in words) or pos:
+            return "mutated", detail, flags
+        return None, detail, flags
+    if marker in FUSION_MARKERS:
+        if neg or any(w.startswith(("no ", "not ", "none", "undetected")) for w in words):
+            return "negative", detail, flags
+        if pos or variants or any(w.startswith(("rearrang", "fusion", "translocation", "detected", "amplif"))
+                                  for w in words):
+            if variants:
+                detail["alteration"] = " ".join(variants)
+            return "positive", detail, flags
+        return None, detail, flags
+    if marker == "PD-L1":
+        if pct is not None:
+            return ("high" if pct >= 50 else "low" if pct >= 1 else "negative"), detail, flags
+        if "high" in words:
+            return "high", detail, flags
+        if "low" in words:
+            return "low", detail, flags
+        return ("negative" if neg else "positive" if pos else None), detail, flags
+    if marker == "MSI":
+        if "high" in words or "unstable" in words or pos:
+            return "high", detail, flags
+        if "low" in words:
+            return "low", detail, flags
+        if "stable" in words or neg:
+            return "stable", detail, flags
+        return None, detail, flags
+    if marker == "MMR":
+        if prefix_status in ("deficient", "proficient"):
+            return prefix_status, detail, flags
+        if any(w in ("deficient", "deficiency", "loss", "lost", "absent") for w in words):
+            return "deficient", detail, flags
+        if any(w in ("proficient", "intact", "retained", "preserved") for w in words):
+            return "proficient", detail, flags
+        return None, detail, flags
+    return None, detail, flags
+
+
+def _marker_of(name: str, text: str) -> tuple[str, str | None]:
+    """(canonical marker, status implied by the name itself)."""
+    t = text.upper().replace("-", "").replace(" ", "")
+    if name == "MSI":
+        if t in ("MSIH",) or "INSTABILITYHIGH" in t:
+            return "MSI", "high"
+        if t == "MSIL":
+            return "MSI", "low"
+        if t == "MSS" or "STABLE" in t:
+            return "MSI", "stable"
+        return "MSI", None
+    if name == "MMR":
+        if t.startswith("DMMR"):
+            return "MMR", "deficient"
+        if t.startswith("PMMR"):
+            return "MMR", "proficient"
+    return name, None
+
+
+def find_biomarkers(text: str) -> list[BiomarkerFinding]:
+    """Biomarker statements with normalized values. Handles "ER 80% / PR 5%", "ER+/PR-", "ER/PR
+    positive", "negative for EGFR, ALK and ROS1", "HER2 2+ by IHC, FISH amplified", "TNBC", "MLH1 and
+    PMS2 loss", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated". O(len(text))."""
+    tokens = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind.startswith("M_") or kind in ("allred_n", "ratio_n", "ihc_n"):
+            kind = next((k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n")), kind)
+        tokens.append((kind, m.start(), m.end(), m.group()))
+    findings: list[BiomarkerFinding] = []
+    i, n = 0, len(tokens)
+    prefix_status: str | None = None
+    prefix_start: int | None = None
+    while i < n:
+        kind, start, end, tok = tokens[i]
+        if kind == "neg_for":
+            low = tok.lower()
+            prefix_status = ("positive" if low.startswith("positive") else
+                             "deficient" if low.startswith(("loss", "absence")) else
+                             "proficient" if low.startswith(("intact", "retained", "preserved")) else "negative")
+            prefix_start = start
+            i += 1
+            continue
+        if not kind.startswith("M_"):
+            if kind == "sep" and tok.strip() in (".", ";"):
+                prefix_status = None
+            i += 1
+            continue
+        # a group of markers joined by "/", ",", "and" (gaps between tokens must be filler words)
+        group = [(kind, start, end, tok)]
+        j = i + 1
+        while j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
+                and tokens[j + 1][0].startswith("M_") and _gap_ok(text, group[-1][2], tokens[j][1]) \
+                and _gap_ok(text, tokens[j][2], tokens[j + 1][1]):
+            if not _distributive(text, tokens, j + 2, n):
+                break
+            group.append(tokens[j + 1])
+            j += 2
+        # evidence after the group, up to a boundary
+        ev: list[tuple[str, str]] = []
+        last = group[-1][2]
+        k = j
+        while k < n:
+            kk, ks, ke, kt = tokens[k]
+            if not _gap_ok(text, last, ks):
+                break
+            if kk.startswith("M_") or kk == "neg_for":
+                break
+            if kk == "sep":
+                if kt.strip() in (".", ";") or kt.strip().lower() in ("but", "with") and ev:
+                    break
+                if kt.strip() in (",", "/") and ev and not _continues(tokens, k + 1, n):
+                    break
+                last = ke
+                k += 1
+                continue
+            ev.append((kk, kt))
+            last = ke
+            k += 1
+        span_end = last if ev else group[-1][2]
+        if text.count("(", group[0][1], span_end) > text.count(")", group[0][1], span_end):
+            close = text.find(")", span_end, span_end + 15)
+            span_end = close + 1 if close >= 0 else span_end
+        names = [_MARKER_NAMES[int(g[0][2:])][0] for g in group]
+        values, detail, flags = [], {}, []
+        use_prefix = prefix_status if not ev else None
+        for name, g in zip(names, group):
+            if name == "TNBC":
+                values += ["ER=negative", "PR=negative", "HER2=negative"]
+                continue
+            if name == "BRCA":
+                for b in ("BRCA1", "BRCA2"):
+                    st, det, fl = _status(b, ev, use_prefix)
+                    if st:
+                        values.append(f"{b}={st}")
+                continue
+            marker, implied = _marker_of(name, g[3])
+            st, det, fl = _status(marker, ev, use_prefix)
+            st = st or implied
+            detail.update(det)
+            flags += fl
+            if st:
+                values.append(f"{marker}={st}")
+            elif marker == "MMR" and g[3].upper().replace("-", "") in ("MLH1", "PMS2", "MSH2", "MSH6"):
+                continue
+        if "MMR=deficient" in values or "MMR=proficient" in values:
+            values = list(dict.fromkeys(values))
+        if not values:
+            i = j if j > i else i + 1
+            continue
+        canon = {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)}
+        if use_prefix and prefix_start is not None and canon == {"MMR"}:
+            findings.append(BiomarkerFinding(prefix_start, span_end, tuple(dict.fromkeys(values)), detail,
+                                             tuple(flags)))
+        elif use_prefix and len(group) > 1 and prefix_start is not None:
+            # "negative for EGFR, ALK and ROS1": one finding per marker name
+            for name, g in zip(names, group):
+                marker, implied = _marker_of(name, g[3])
+                st, det, fl = _status(marker, [], use_prefix)
+                if st:
+                    findings.append(BiomarkerFinding(g[1], g[2], (f"{marker}={st}",), det, tuple(fl)))
+        else:
+            findings.append(BiomarkerFinding(group[0][1], span_end, tuple(dict.fromkeys(values)), detail,
+                                             tuple(flags)))
+        i = max(k, j, i + 1)
+    return _merge_her2(text, findings)
+
+
+def _gap_ok(text: str, a: int, b: int) -> bool:
+    gap = text[a:b]
+    return not gap.strip() or bool(_FILLER.match(gap)) or len(gap.strip()) <= 1 and gap.strip() in ":=()-"
+
+
+def _distributive(text, tokens, k, n) -> bool:
+    """A marker list continues only while the next item is a marker (checked by the caller)."""
+    return True
+
+
+def _continues(tokens, k, n) -> bool:
+    """After ", " or "/": does more evidence for the same marker follow (not a new marker)?"""
+    return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps")
+
+
+def _merge_her2(text: str, findings: list[BiomarkerFinding]) -> list[BiomarkerFinding]:
+    """"HER2 2+ by IHC; FISH amplified": an ISH result right after a HER2 IHC finding decides it."""
+    return findings
+
+
+def marker_satisfies(required: str, observed: str) -> bool | None:
+    """Does an observed status satisfy a guideline condition's status for the same marker?
+    "positive" is met by high and low PD-L1; "low" (MSI) is met by stable or low; HER2 "negative" is not
+    decided by "equivocal" (None: unknown until ISH). Returns True/False/None (undecidable)."""
+    if observed in ("pending", "invalid", None):
+        return None
+    if required == observed:
+        return True
+    if required == "positive" and observed in ("high", "low"):
+        return True
+    if required in ("low", "stable") and observed in ("low", "stable"):
+        return True
+    if observed == "equivocal":
+        return None
+    return False
