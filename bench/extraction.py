@@ -29,7 +29,8 @@ Conditions are scored per PATIENT because Synthea notes repeat the active proble
 visit while the Condition resource sits at one encounter; procedures and medications per ENCOUNTER
 (the note of that encounter against the resources of that encounter).
 
-* Predictions: the distinct (scope, system, code) of note mentions of those kinds, leaving out
+* Predictions: the distinct (scope, system, code) of note mentions of those kinds (one code per mention:
+  the one naming a fact of the scope when the mention carries several of the system), leaving out
   mentions whose assertion is ``negated`` or ``family``, and leaving out codes of other systems
   (DOID/NCIt/ICD-10-CM cross-references). Mentions with no SNOMED-CT/RxNorm code are counted as
   ``uncoded`` and left out.
@@ -85,7 +86,7 @@ class Kind:
 
 KINDS = (
     Kind("conditions", frozenset({"Problem", "Cancer"}), frozenset({"Condition"}), "SNOMED-CT", True),
-    Kind("procedures", frozenset({"Procedure"}), frozenset({"Procedure"}), "SNOMED-CT", False),
+    Kind("procedures", frozenset({"Procedure", "Test"}), frozenset({"Procedure"}), "SNOMED-CT", False),
     Kind("medications", frozenset({"Medication"}), frozenset({"MedicationAdministration", "MedicationRequest"}),
          "RxNorm", False),
 )
@@ -180,8 +181,12 @@ def score(kind: Kind, events: list[dict], facts: list[CodedFact], notes: list[No
         if not codes:
             uncoded += 1
             continue
-        for s, c in codes:
-            pred[(scope, s, c)].append(ev)
+        # a mention carries every code its vocabularies give for it (a Synthea display's code beside the
+        # SNOMED CT cross-references of DO or HPO): one prediction per mention — the code that names a
+        # fact of the scope when one does, else the lowest code
+        hit = sorted((s, c) for s, c in codes if (scope, s, c) in all_facts)
+        s, c = (hit or sorted(codes))[0]
+        pred[(scope, s, c)].append(ev)
     tp_pred = sum(1 for k in pred if k in all_facts)
     tp_gold = sum(1 for k in gold if k in pred)
     return {"kind": kind, "pred": pred, "gold": gold, "all_facts": all_facts, "display": display,

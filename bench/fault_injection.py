@@ -48,7 +48,7 @@ from graphkit.neo4j.server import InstallOptions, LocalNeo4j  # noqa: E402
 from graphkit.settings import connection_settings  # noqa: E402
 from graphkit.store import GraphStore  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("GRAPHKIT_SHARED_DATA", ROOT.parent / "shared" / "data"))
 OUT = ROOT / "bench" / "out" / "fault"
 HOME = ROOT / "bench" / "out" / "fault-home"
 HEADER = ["note_id", "subject_id", "hadm_id", "note_type", "note_seq", "charttime", "storetime", "text"]

@@ -8,14 +8,16 @@ RETURN p.id AS id
 ORDER BY id
 
 // name: trajectories
-// Every event of the given patients with its concept codes, in time order. O(events of the patients).
+// Every event of the given patients with its concept codes and their is-a ancestors (the roll-up:
+// lung adenocarcinoma ⊂ NSCLC, osimertinib ∈ EGFR TKI), in time order. O(events × ancestors).
 UNWIND $patients AS pid
 MATCH (ev:Event {patient: pid})
 OPTIONAL MATCH (ev)-[:INSTANCE_OF]->(c:Concept)
-WITH pid, ev, collect(c.system + '|' + c.code) AS codes
+OPTIONAL MATCH (c)-[:IS_A*1..12]->(a:Concept)
+WITH pid, ev, collect(DISTINCT c.system + '|' + c.code) AS codes, collect(DISTINCT a.system + '|' + a.code) AS ancestors
 RETURN pid AS patient, ev.id AS id, ev.kind AS kind, ev.text AS text, ev.assertion AS assertion,
        toString(ev.valid_time) AS valid_time, ev.order AS order, ev.source AS source,
-       ev.value AS value, codes
+       ev.value AS value, codes, ancestors
 ORDER BY patient, valid_time, order, id
 
 // name: guidelines_in_force

@@ -46,6 +46,7 @@ UNWIND $rows AS r
 MERGE (ev:Event {id: r.id})
 SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
     ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value,
+    ev.values = r.values, ev.detail = r.detail, ev.flags = r.flags,
     ev.source = r.source, ev.note = r.note, ev.cue = r.cue, ev.context = r.context
 WITH ev, r
 OPTIONAL MATCH (enc:Encounter {id: r.encounter})

@@ -51,6 +51,7 @@ MATCH (enc:Encounter {id: r.encounter})
 MERGE (ev:Event {id: r.id})
 SET ev.kind = r.kind, ev.text = r.text, ev.assertion = r.assertion, ev.valid_time = r.valid_time,
     ev.recorded_time = r.recorded_time, ev.order = r.order, ev.patient = r.patient, ev.value = r.value,
+    ev.values = r.values, ev.detail = r.detail, ev.flags = r.flags,
     ev.source = r.source, ev.note = r.note, ev.cue = r.cue, ev.context = r.context
 MERGE (enc)-[:HAS_EVENT]->(ev)
 
@@ -63,7 +64,7 @@ SET x.start = r.start, x.end = r.end
 // name: merge_concepts
 UNWIND $rows AS r
 MERGE (c:Concept {system: r.system, code: r.code})
-SET c.name = coalesce(c.name, r.name)
+SET c.name = coalesce(c.name, r.name), c.source = coalesce(c.source, r.source), c.kind = coalesce(c.kind, r.kind)
 
 // name: link_instance_of
 UNWIND $rows AS r
@@ -88,3 +89,9 @@ ORDER BY ev.valid_time, ev.order
 UNWIND $patients AS pid
 MATCH (p:Patient {id: pid})
 RETURN p.id AS id
+
+// name: link_is_a
+// Is-a edges between concepts (both nodes must exist: concept rows are merged first).
+UNWIND $rows AS r
+MATCH (c:Concept {system: r.system, code: r.code}), (p:Concept {system: r.parent_system, code: r.parent_code})
+MERGE (c)-[:IS_A]->(p)

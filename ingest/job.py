@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphkit.store import GraphStore
+from ingest.link.hierarchy import is_a_rows
 from ingest.model import BadRecord, CodedFact, Encounter, Note, Patient, SourceRef
 from ingest.quarantine import Quarantine
 from ingest.quarantine import default_path as default_quarantine
@@ -83,7 +84,7 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     sentences of the batch go through ``nlp.pipe`` together. O(total text)."""
     from contextlib import nullcontext
 
-    from ingest.nlp import extract_mentions
+    from ingest.nlp import extract_mentions, resolve_note
 
     stage = clock or (lambda name: nullcontext())
     with stage("text"):
@@ -102,7 +103,9 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     graphs, k = [], 0
     for n, norm, secs in prepared:
         count = sum(len(s) for _, s in secs)
-        graphs.append(note_graph(n, norm, secs, mentions[k:k + count], encounter_start[n.encounter]))
+        texts = [norm.text[t.start:t.end] for _, sents in secs for t in sents]
+        resolved = resolve_note(texts, mentions[k:k + count])  # note-level: site, derived stage, conflicts
+        graphs.append(note_graph(n, norm, secs, resolved, encounter_start[n.encounter]))
         k += count
     return graphs
 
@@ -126,12 +129,16 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> d
             rows[key].extend(getattr(g, key))
     if not rows["notes"]:
         return outcome
+    rows["concepts"] = list({(c["system"], c["code"]): c for c in rows["concepts"]}.values())
+    ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in rows["concepts"])
+    rows["concepts"] += ancestors
     tx.run("ingest.delete_note_content", ids=[i for i, o in outcome.items() if o == "replaced"])
     for name, key in (("tkg.merge_notes", "notes"), ("tkg.merge_sections", "sections"),
                       ("tkg.merge_sentences", "sentences"), ("tkg.merge_events", "events"),
                       ("tkg.link_evidence", "evidence"), ("tkg.merge_concepts", "concepts"),
                       ("tkg.link_instance_of", "instance_of")):
         tx.run(name, rows=rows[key])
+    tx.run("tkg.link_is_a", rows=is_a)
     tx.run("ingest.mark_relink", patients=sorted({r["patient"] for r in rows["notes"]}))
     return outcome
 
@@ -239,8 +246,10 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
         events, concepts, links = fact_rows(facts)
         with clock("write"):
             store.write_batches("ingest.merge_fact_events", events)
-            store.write_batches("tkg.merge_concepts", concepts)
+            ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in concepts)
+            store.write_batches("tkg.merge_concepts", concepts + ancestors)
             store.write_batches("tkg.link_instance_of", links)
+            store.write_batches("tkg.link_is_a", is_a)
         report.facts = len(facts)
         tick("facts", len(facts))
     with clock("trajectory"):

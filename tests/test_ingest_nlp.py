@@ -1,9 +1,9 @@
-"""Clinical entities, codes and assertion, on sentences like the ones in real notes."""
+"""Clinical entities, values, codes and assertion, on sentences like the ones in real notes."""
 
 from __future__ import annotations
 
 from ingest.link import load_lexicon
-from ingest.nlp import extract_mentions
+from ingest.nlp import extract_mentions, resolve_note
 
 
 def _one(nlp, sentence, section=None):
@@ -11,13 +11,31 @@ def _one(nlp, sentence, section=None):
     return [(m.text, m.kind, m.assertion, m.value) for m in mentions]
 
 
+def _codes(m) -> set[str]:
+    return {f"{c.system}|{c.code}" for c in m.concepts}
+
+
 def test_assertion_classes(nlp):
     assert ("fever", "Problem", "negated", None) in _one(nlp, "Patient denies chest pain or fever.")
     assert ("breast cancer", "Cancer", "family", None) in _one(nlp, "Mother had breast cancer at 62.")
-    assert ("colonoscopy", "Procedure", "possible", None) in _one(nlp, "If bleeding recurs, consider colonoscopy.")
-    assert ("anemia", "Problem", "historical", None) in _one(nlp, "She has a history of anemia.")
-    assert ("Anemia", "Problem", "historical", None) in _one(nlp, "Anemia.", "Past Medical History")
+    assert ("colonoscopy", "Test", "possible", None) in _one(nlp, "If bleeding recurs, consider colonoscopy.")
+    assert ("anemia", "Problem", "historical", None) in _one(nlp, "She had pneumonia and anemia in the past.")
     assert ("Anemia", "Problem", "family", None) in _one(nlp, "Anemia in her sister.", "Family History")
+    assert ("ovarian cancer", "Cancer", "negated", None) in _one(
+        nlp, "FHx: no family history of breast or ovarian cancer.")
+
+
+def test_chronic_disease_in_history_stays_present_and_an_episode_is_over(nlp):
+    got = _one(nlp, "Past medical history of hypertension and a remote MI.")
+    assert ("hypertension", "Problem", "present", None) in got
+    assert ("MI", "Problem", "historical", None) in got
+
+
+def test_planned_completed_and_declined_treatment(nlp):
+    assert _one(nlp, "Will start osimertinib 80 mg daily.")[0][2] == "planned"
+    assert _one(nlp, "s/p L lumpectomy + SLNB.")[0][2] == "historical"
+    assert _one(nlp, "She declined radiation.")[0][2] == "negated"
+    assert _one(nlp, "Continue letrozole.")[0][2] == "present"
 
 
 def test_the_cue_is_kept(nlp):
@@ -25,27 +43,84 @@ def test_the_cue_is_kept(nlp):
     assert mentions[0].cue == "denies"
 
 
-def test_a_negated_finding_is_kept_and_not_merged_with_a_present_one(nlp):
-    found = extract_mentions(nlp, ["No evidence of anemia.", "Anemia on labs today."], [None, None])
-    assert [(m.text, m.assertion) for m in found[0]] == [("anemia", "negated")]
-    assert [(m.text, m.assertion) for m in found[1]] == [("Anemia", "present")]
+def test_general_language_brands_inflections_and_longest_match(nlp):
+    [ms] = extract_mentions(nlp, ["He has hypertension and diabetes, takes Norvasc and metformin; "
+                                  "Hemoglobin A1c 7.2; neck pain and wheezes."], [None])
+    got = {m.text: m for m in ms}
+    assert got["hypertension"].kind == got["diabetes"].kind == "Problem"
+    assert "RxNorm|17767" in _codes(got["Norvasc"]) and "RxNorm|6809" in _codes(got["metformin"])
+    assert "Hemoglobin A1c" in got and "neck pain" in got  # the longest term, never "hemoglobin", "pain"
+    assert "wheezes" in got
+    assert _one(nlp, "The patient had all of the above.") == []  # "all" is never the leukemia
 
 
-def test_biomarkers_and_stage_with_values(nlp):
-    got = _one(nlp, "ER positive (90%), PR negative, HER2 negative (IHC 1+). EGFR mutation detected; PD-L1 high.")
-    values = {v for *_, v in got}
-    assert {"ER=positive", "PR=negative", "HER2=negative", "EGFR=mutated", "PD-L1=high"} <= values
-    assert ("Stage IIA", "Stage", "present", "IIA") in _one(nlp, "Stage IIA (pT2 pN0) disease.")
-    assert any(v == "pT2pN0" for *_, v in _one(nlp, "Pathology: pT2 pN0."))
-    assert _one(nlp, "The following procedures were conducted.") == []  # "PR" inside a word is not a marker
+def test_cancer_as_histology_and_site_is_coded_and_rolls_up(nlp):
+    [ms] = extract_mentions(nlp, ["Biopsy: adenocarcinoma of the right lower lobe; squamous NSCLC in the other."],
+                            [None])
+    cancers = [m for m in ms if m.kind == "Cancer"]
+    assert "DOID|DOID:3910" in _codes(cancers[0])  # lung adenocarcinoma
+    assert "DOID|DOID:3907" in _codes(cancers[1])  # lung squamous cell carcinoma
+    from ingest.link.hierarchy import ancestors
+
+    assert "DOID:3908" in {c.code for c in ancestors("DOID", "DOID:3910")}  # ⊂ NSCLC
+    assert "L01EB" in {c.code for c in ancestors("RxNorm", "1721560")}  # osimertinib ∈ EGFR TKI
+
+
+def test_a_histology_alone_takes_the_site_of_its_note(nlp):
+    sents = ["Specimen: sigmoid colon, resection.", "Moderately differentiated adenocarcinoma, 4.5 cm."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    [cancer] = [m for m in ms[1] if m.kind == "Cancer"]
+    assert "DOID|DOID:234" in _codes(cancer) and cancer.detail["site_from"] == "note"  # colon adenocarcinoma
+
+
+def test_biomarkers_and_stage_with_normalized_values(nlp):
+    values = {v for *_, v in _one(nlp, "ER 80% / PR 5%, HER2 2+ by IHC, FISH amplified; EGFR L858R mutated; "
+                                       "ALK rearranged; PD-L1 60%; MLH1 loss; MSS.") if v}
+    assert {"ER=positive", "PR=positive", "HER2=positive", "EGFR=mutated", "ALK=positive", "PD-L1=high",
+            "MMR=deficient", "MSI=stable"} <= values
+    assert "ER=negative;PR=negative;HER2=negative" in {v for *_, v in _one(nlp, "Dx: TNBC.")}
+    stages = {v for *_, v in _one(nlp, "pT2N1aM0; ypT1N0; cT4aN2; stage IIIA2; stage IB.")}
+    assert {"pT2N1aM0", "ypT1N0", "cT4aN2", "IIIA2", "IB"} <= stages
+    assert _one(nlp, "The following procedures were conducted.") == []  # "PR" inside a word is no marker
+
+
+def test_tnm_gets_its_ajcc_group_when_the_note_names_the_cancer(nlp):
+    sents = ["Invasive ductal carcinoma of the left breast.", "Pathologic stage pT2N1aM0."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    [stage] = [m for m in ms[1] if m.kind == "Stage"]
+    assert stage.detail["derived_group"] == "IIB" and "derived-group:IIB" in stage.flags
+
+
+def test_bad_values_are_flagged_never_coded_as_something_else(nlp):
+    [ms] = extract_mentions(nlp, ["PD-L1 140%; stage VI; on anastrazole."], [None])
+    got = {m.kind: m for m in ms}
+    assert got["Biomarker"].value == "PD-L1=invalid" and got["Biomarker"].flags
+    assert got["Stage"].value == "invalid" and got["Stage"].flags
+    assert "RxNorm|84857" in _codes(got["Medication"])  # anastrozole, with the spelling flagged
+    assert any(f.startswith("spelling:") for f in got["Medication"].flags)
+    sents = ["ER positive (90%).", "ER negative."]
+    flagged = [m for ms in resolve_note(sents, extract_mentions(nlp, sents, [None, None])) for m in ms]
+    assert all(any(f.startswith("conflict:ER") for f in m.flags) for m in flagged)
+
+
+def test_treatment_details_dose_fractions_and_start(nlp):
+    [ms] = extract_mentions(nlp, ["Whole-breast irradiation 42.5 Gy/16 fx, on letrozole since 3/2023."], [None])
+    rt, drug = ms
+    assert rt.detail == {"dose_gy": 42.5, "fractions": 16}
+    assert drug.detail["start"] == "2023-03" and "RxNorm|72965" in _codes(drug)
 
 
 def test_mentions_are_coded_from_the_terminologies(nlp):
     [mentions] = extract_mentions(nlp, ["Patient has non-small cell lung cancer (disorder); cisplatin 50 mg injection given."], [None])
     codes = {(c.system, c.code) for m in mentions for c in m.concepts}
-    assert {("SNOMED-CT", "254637007"), ("DOID", "DOID:3908"), ("RxNorm", "1736854")} <= codes
+    assert ("DOID", "DOID:3908") in codes
+    from ingest.link.hierarchy import ancestors
+
+    [drug] = [m for m in mentions if m.kind == "Medication"]  # the clinical drug rolls up to its ingredient
+    assert any(("RxNorm", "2555") in {(a.system, a.code) for a in ancestors(c.system, c.code)} | {(c.system, c.code)}
+               for c in drug.concepts)
     lex = load_lexicon()
-    assert lex.lookup("Malignant neoplasm of breast (disorder)")[0].code == "254837009"
+    assert "254837009" in {c.code for c in lex.lookup("Malignant neoplasm of breast (disorder)")}
     assert lex.lookup("white") == []  # LOINC answer codes and SNOMED qualifiers are not events
 
 
@@ -63,6 +138,10 @@ def test_an_installed_ner_pipeline_can_be_added_by_configuration(tmp_path):
     assert {(m.text, m.kind) for m in mentions} == {("zorblax syndrome", "Problem"), ("anemia", "Problem")}
 
 
-def test_named_regimens_are_medications_without_invented_codes(nlp):
+def test_named_regimens_are_coded_as_regimens_with_their_components(nlp):
     [mentions] = extract_mentions(nlp, ["Adjuvant FOLFOX for 6 months, then surveillance."], [None])
-    assert [(m.text, m.kind, m.concepts) for m in mentions] == [("FOLFOX", "Medication", ())]
+    [m] = [m for m in mentions if m.kind == "Medication"]
+    assert m.text == "FOLFOX" and "regimen|FOLFOX" in _codes(m)
+    from ingest.link.hierarchy import ancestors
+
+    assert {"L01XA03", "L01BC02"} <= {c.code for c in ancestors("regimen", "FOLFOX")}  # oxaliplatin, 5-FU

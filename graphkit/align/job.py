@@ -62,7 +62,7 @@ def load_trajectories(store: GraphStore, patients: list[str]) -> dict[str, list[
     for r in store.read("align.trajectories", patients=patients):
         out[r["patient"]].append(Event(r["id"], r["kind"] or "", r["text"] or "", r["assertion"],
                                        parse_date(r["valid_time"]), r["order"], r["source"], r["value"],
-                                       tuple(r["codes"])))
+                                       tuple(r["codes"]), tuple(r.get("ancestors") or ())))
     return out
 
 

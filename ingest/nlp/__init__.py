@@ -1,5 +1,5 @@
-"""Clinical entities and their assertion, as a spaCy / medspaCy pipeline."""
+"""Clinical entities, their values and assertion, as a spaCy / medspaCy pipeline."""
 
-from ingest.nlp.pipeline import Mention, NlpConfig, build_pipeline, extract_mentions
+from ingest.nlp.pipeline import Mention, NlpConfig, build_pipeline, extract_mentions, find_mentions, resolve_note
 
-__all__ = ["Mention", "NlpConfig", "build_pipeline", "extract_mentions"]
+__all__ = ["Mention", "NlpConfig", "build_pipeline", "extract_mentions", "find_mentions", "resolve_note"]

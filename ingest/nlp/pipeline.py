@@ -1,22 +1,38 @@
-"""The entity pipeline: spaCy tokenizer → medspaCy target matcher → medspaCy ConText.
+"""The entity pipeline: mentions from the terminology and oncology components → medspaCy ConText.
 
-Target rules are generated from the terminology lexicon (:mod:`ingest.link.lexicon`) plus patterns
-for biomarkers with their status (ER, PR, HER2, EGFR, ALK, ROS1, KRAS, PD-L1, MSI, MMR, BRAF) and
-stage/TNM. Every mention keeps its assertion — present, negated, possible, historical, family — and
-is never dropped for it. A stronger NER model installed on the user's machine (a scispaCy model, any
-spaCy pipeline with entities) can be added by name in :class:`NlpConfig`; nothing hard-wires one.
+Per sentence (sentences come from :mod:`ingest.text`, so ConText scopes never cross one and offsets
+are sentence-relative):
 
-Input is one document per sentence (sentences come from :mod:`ingest.text`), so ConText scopes never
-cross a sentence and offsets are sentence-relative.
+1. terminology: longest matches of the lexicon (:mod:`ingest.link.lexicon`) — problems, drugs (generic,
+   brand, regimens), procedures, tests, cancers by name;
+2. oncology: biomarkers and stages with normalized values (:mod:`graphkit.clinical.values`, the one
+   owner of those facts), cancers written as histology × site, radiotherapy dose and fractions, drug
+   dose/route/frequency and start dates (:mod:`ingest.nlp.oncology`);
+3. ConText assertion: present, negated, possible, historical, family, planned — a property, never a
+   reason to drop a mention (:mod:`ingest.nlp.assertion`).
+
+Per note (:func:`resolve_note`): a histology written without a site takes the note's cancer site and
+its code; a TNM classification gets its AJCC 8 group where the table for the note's cancer makes it
+unambiguous (marked as derived); contradictory biomarker statements are flagged, never resolved.
+
+A stronger NER model installed on the user's machine (a scispaCy model, any spaCy pipeline with
+entities) can be added by name in :class:`NlpConfig`; nothing hard-wires one.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ingest.link.lexicon import Concept, Lexicon, load_lexicon
+from graphkit.clinical.values import (
+    STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm)
+from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
+from ingest.nlp import oncology
+from ingest.nlp.assertion import assertion_of, context_rules, default_context_rules
+from ingest.nlp.findings import find_described_problems
 
 # PyRuSH/medspaCy log tokens at DEBUG through loguru: note text must never reach a log.
 try:
@@ -27,25 +43,6 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
-MARKERS = r"ER|PR|HER-?2(?:/neu)?|EGFR|ALK|ROS-?1|KRAS(?:\s*G12C)?|PD-?L1|MSI(?:-H|-L)?|MMR|dMMR|pMMR|BRAF(?:\s*V600E)?|ERBB2"
-STATUS = (r"positive|negative|pos|neg|\+{1,3}|-(?![A-Za-z0-9])|mutated|mutation|mutant|wild[- ]type|amplified|not amplified"
-          r"|high|low|deficient|proficient|stable|unstable|detected|not detected")
-# Marker names are matched case-sensitively ("PR", not "pr" of "procedure"); the rest is not.
-BIOMARKER = re.compile(rf"\b(?P<marker>(?-i:{MARKERS}))\b(?:\s*(?:receptor|status|expression|testing|test|result|IHC))?"
-                       rf"(?:\s*(?:is|was|:|=))?\s*(?P<status>{STATUS})?(?:\s*\(?(?P<pct>\d{{1,3}}\s*%)\)?)?",
-                       re.I)
-STAGE = re.compile(r"\b(?:(?:AJCC|clinical|pathologic(?:al)?|TNM)\s+)?stage\s+(?P<stage>0|IV|III|II|I|[1-4])"
-                   r"(?P<sub>[ABC][1-3]?)?\b|\b(?P<tnm>[cpy]{0,2}T[0-4xXis][a-d]?\s*[cpy]{0,2}N[0-3xX][a-c]?(?:\s*[cpy]{0,2}M[01xX])?)\b",
-                   re.I)
-_STATUS_NORM = {"pos": "positive", "+": "positive", "++": "positive", "+++": "positive", "neg": "negative",
-                "-": "negative", "mutation": "mutated", "mutant": "mutated", "wild type": "wild-type",
-                "amplified": "positive", "not amplified": "negative", "detected": "positive",
-                "not detected": "negative", "unstable": "high", "stable": "low", "deficient": "high",
-                "proficient": "low"}
-_ROMAN = {"1": "I", "2": "II", "3": "III", "4": "IV"}
-SECTION_ASSERTION = {"Family History": "family", "Past Medical History": "historical",
-                     "Past Surgical History": "historical"}
-
 
 @dataclass(frozen=True)
 class Mention:
@@ -53,10 +50,17 @@ class Mention:
     end: int
     text: str = field(repr=False)
     kind: str  # Problem | Cancer | Stage | Procedure | Medication | Test | Biomarker
-    assertion: str  # present | negated | possible | historical | family
+    assertion: str  # present | negated | possible | historical | family | planned
     concepts: tuple[Concept, ...] = ()
-    value: str | None = None
+    value: str | None = None  # normalized: "ER=positive;PR=positive", "IIA", "pT2N1aM0"
     cue: str | None = None  # the ConText modifier that decided the assertion
+    values: tuple[str, ...] = ()
+    detail: dict = field(default_factory=dict, hash=False, compare=False)
+    flags: tuple[str, ...] = ()  # "invalid:...", "conflict:...", "spelling:...", "derived-group:..."
+
+    @property
+    def detail_json(self) -> str | None:
+        return json.dumps(self.detail, sort_keys=True) if self.detail else None
 
 
 @dataclass
@@ -69,51 +73,21 @@ class NlpConfig:
     batch_size: int = 256
 
 
-PIPELINE_VERSION = "4"  # bump when extraction logic changes: stored notes are then re-processed
+PIPELINE_VERSION = "5"  # bump when extraction logic changes: stored notes are then re-processed
 
 
 def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
-    """Identifies what produced a note's events: code version, terminology files, configuration.
-    A note is skipped on re-ingestion only when its text AND this fingerprint are unchanged."""
+    """Identifies what produced a note's events: code version, the lexicon (terminology files and
+    package versions), configuration. A note is skipped on re-ingestion only when its text AND this
+    fingerprint are unchanged."""
     import hashlib
 
-    from ingest.link.lexicon import DATA
+    from ingest.link.lexicon import fingerprint
 
     h = hashlib.sha256(PIPELINE_VERSION.encode())
-    for f in sorted(DATA.iterdir()):
-        if f.is_file():
-            h.update(f.name.encode())
-            h.update(f.read_bytes())
+    h.update(fingerprint().encode())
     h.update(repr(config.extra_ner if config else None).encode())
     return h.hexdigest()[:16]
-
-
-def _extra_context_rules():
-    """Cues clinical notes use that the stock ConText rules lack (found with bench/assertion_eval.py)."""
-    from medspacy.context import ConTextRule
-
-    hist = ["previous", "previously", "prior", "status post", "s/p", "in the past", "no longer",
-            "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly"]
-    rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
-              for c in ("negative", "negative for")]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
-              for c in ("not identified", "not seen", "not present", "is absent", "are absent")]
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
-              for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
-                        "in case of", "to evaluate for", "to rule out")]
-    return rules
-
-
-def _rules(lexicon: Lexicon):
-    from medspacy.target_matcher import TargetRule
-
-    rules = [TargetRule(key, concepts[0].kind, metadata={"surface": key})
-             for key, concepts in lexicon.by_surface.items()]
-    rules += [TargetRule(key, kind, metadata={"surface": key}) for key, kind in lexicon.uncoded.items()]
-    rules.append(TargetRule("biomarker", "Biomarker", pattern=BIOMARKER.pattern))
-    rules.append(TargetRule("stage", "Stage", pattern=STAGE.pattern))
-    return rules
 
 
 def _register_components() -> None:
@@ -131,24 +105,26 @@ def _register_components() -> None:
 
 
 def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = None):
-    """A spaCy ``Language``: blank English tokenizer, one-sentence marker, target matcher with
-    generated rules, ConText."""
-    import medspacy
+    """A spaCy ``Language``: blank English tokenizer, one-sentence marker, ConText with graphkit's
+    extra cues. Mentions are found by :func:`find_mentions` (terminology + oncology) and handed to
+    ConText as entities."""
+    import medspacy  # noqa: F401 - registers the medspacy_context factory
+    import spacy
 
     _register_components()
     config = config or NlpConfig()
-    nlp = medspacy.load(medspacy_enable=["medspacy_target_matcher", "medspacy_context"])
+    nlp = spacy.blank("en")
     nlp.add_pipe("graphkit_one_sentence", first=True)
-    nlp.get_pipe("medspacy_target_matcher").add(_rules(lexicon or load_lexicon()))
-    context = nlp.get_pipe("medspacy_context")
+    context = nlp.add_pipe("medspacy_context", config={"rules": None})
     # medspaCy 1.3.1 checks modifier/target overlap one-sidedly, so a cue INSIDE a mention
     # ("CT of chest without contrast") would modify it: drop such modifiers.
     context.prune_on_target_overlap = True
     # keep "No" (forward) beside ": no" (backward) in "SKIN: No jaundice" instead of the longer one only
     context.prune_on_modifier_overlap = False
-    context.add(_extra_context_rules())
+    context.add(default_context_rules(context) + context_rules())
     nlp._graphkit_config = config
     nlp._graphkit_fingerprint = pipeline_fingerprint(config)
+    nlp._graphkit_lexicon = lexicon or load_lexicon()
     nlp._graphkit_extra = None
     if config.extra_ner:
         import spacy
@@ -157,75 +133,293 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
     return nlp
 
 
-_RESULT_CUES = re.compile(r"^(?:was |were |is |are |came back )?(?:negative|normal|unremarkable)$", re.I)
+@dataclass(frozen=True)
+class Found:
+    """A mention before assertion: span, kind, concepts, values."""
+
+    start: int
+    end: int
+    kind: str
+    concepts: tuple[Concept, ...] = ()
+    values: tuple[str, ...] = ()
+    detail: dict = field(default_factory=dict, hash=False, compare=False)
+    flags: tuple[str, ...] = ()
+    priority: int = 50
 
 
-def _assertion(ent, section: str | None) -> tuple[str, str | None]:
-    mods = list(getattr(ent._, "modifiers", ()))
-    cue = " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods) or None
-    if ent._.is_negated:
-        negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods
-                     if m.category == "NEGATED_EXISTENCE"]
-        # "[urine pregnancy test] was negative": a negative RESULT means the test was done
-        if not (ent.label_ in ("Test", "Procedure") and negations and all(_RESULT_CUES.match(n) for n in negations)):
-            return "negated", cue
-    if ent._.is_family or section == "Family History":
-        return "family", cue
-    if ent._.is_hypothetical or ent._.is_uncertain:
-        return "possible", cue
-    if ent._.is_historical:
-        return "historical", cue
-    return SECTION_ASSERTION.get(section or "", "present"), cue
+# cheap gates: the costlier finders run only on sentences that could hold what they look for
+_MAY_BIOMARK = re.compile(r"(?-i:ER|PR|HR|HER|EGFR|[KN]-?RAS|RAS|BRAF|MET|ALK|ROS|RET|NTRK|PD|MSI|MSS|MMR|MLH|PMS|MSH|BRCA|TNBC|"
+                          r"ERBB)|receptor|triple|microsatellite|mismatch|programmed|deficient|proficient", re.I)
+_MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyura]{0,2})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
+_MAY_METASTASIS = re.compile(r"metasta|mets\b|carcinomatosis", re.I)
+_MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
 
 
-def _value(kind: str, text: str) -> tuple[str | None, str | None]:
-    """(normalized value, marker name) for biomarker and stage mentions."""
-    if kind == "Biomarker":
-        m = BIOMARKER.match(text)
-        if m:
-            marker = re.sub(r"\s+", " ", m.group("marker").upper().replace("HER-2", "HER2").replace("PD-L1", "PD-L1"))
-            marker = {"PDL1": "PD-L1", "ROS-1": "ROS1", "ERBB2": "HER2", "HER2/NEU": "HER2"}.get(marker, marker)
-            status = (m.group("status") or "").lower()
-            return (_STATUS_NORM.get(status, status) or None), marker
-    if kind == "Stage":
-        m = STAGE.search(text)
-        if m and m.group("stage"):
-            return _ROMAN.get(m.group("stage"), m.group("stage").upper()) + (m.group("sub") or "").upper(), None
-        if m and m.group("tnm"):
-            return re.sub(r"\s+", "", m.group("tnm")), None
-    return None, None
+def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
+    """Every mention of one sentence, before assertion. Biomarker and stage statements and composed
+    cancers win over the terminology matches they overlap; terminology matches among themselves by
+    longest span. O(len(text))."""
+    found: list[Found] = []
+    also: list[Found] = []  # same span, another kind: "TNBC" is a cancer and a biomarker statement
+    for b in (find_biomarkers(text) if _MAY_BIOMARK.search(text) else ()):
+        found.append(Found(b.start, b.end, "Biomarker", (), b.values, dict(b.detail), b.flags, 0))
+        if text[b.start:b.end].strip().upper() == "TNBC":
+            also.append(Found(b.start, b.end, "Cancer", tuple(lexicon.lookup("triple-negative breast cancer")),
+                              (), {"histology": "carcinoma", "site": "breast"}, (), 0))
+    for s in (find_stages(text) if _MAY_STAGE.search(text) else ()):
+        detail = {"basis": s.basis} if s.basis else {}
+        if s.tnm:
+            detail.update({k: v for k, v in (("t", s.tnm.t), ("n", s.tnm.n), ("m", s.tnm.m)) if v})
+        flags = ("invalid:stage " + text[s.start:s.end],) if s.value == "invalid" else ()
+        found.append(Found(s.start, s.end, "Stage", (), (s.value,), detail, flags, 0))
+    for p in (find_performance_status(text) if _MAY_PERFORMANCE.search(text) else ()):
+        found.append(Found(p.start, p.end, "Problem", _performance_concepts(), (p.value,), {},
+                           ("invalid:performance status",) if p.value == "invalid" else (), 0))
+    for m in (oncology.find_metastases(text) if _MAY_METASTASIS.search(text) else ()):
+        found.append(Found(m.start, m.end, "Problem", _metastasis_concepts(m.icd), (), {"metastasis": m.site or "unspecified"},
+                           (), 0))
+    special = [(f.start, f.end) for f in found]
+    described = [Found(d.start, d.end, "Problem", (), priority=60) for d in find_described_problems(text)]
+    for c in oncology.find_cancers(text):
+        if any(a < c.end and c.start < b for a, b in special):
+            continue
+        # a histology without a site is coded per note (resolve_note), from the note's cancer site
+        site = c.site or oncology.HISTOLOGY[c.histology][2]
+        generic = c.histology in ("cancer",) and site is None  # "cancer", "malignancy": DOID:162 as written
+        concepts = _cancer_concepts(c.histology, site, lexicon, c.site_text) if site or generic else ()
+        found.append(Found(c.start, c.end, "Cancer", concepts, (), {"histology": c.histology, "site": c.site}, (), 1))
+    all_terms = lexicon.find(text)
+    # a cancer term that holds a stage statement ("Non-small cell carcinoma of lung, TNM stage 1") stays
+    # beside it: both facts are in the text
+    also += [Found(m.start, m.end, m.kind, m.concepts, priority=m.priority) for m in all_terms
+             if m.kind == "Cancer" and any(m.start <= a and b <= m.end for a, b in special)]
+    terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)]
+    repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
+    terms = _grow(text, terms)
+    composed = [f for f in found if f.kind == "Cancer"]
+    for m in terms:
+        overlap = [c for c in composed if c.start < m.end and m.start < c.end]
+        same = [c for c in overlap if (c.start, c.end) == (m.start, m.end) and m.kind == "Cancer"]
+        if same:  # one span, two namings: keep the composed cancer with the term's codes too
+            c = same[0]
+            merged = tuple(dict.fromkeys(c.concepts + tuple(x for x in m.concepts if x not in c.concepts)))
+            found = [replace(f, concepts=merged) if f is c else f for f in found]
+            composed = [f for f in found if f.kind == "Cancer"]
+            continue
+        if overlap:
+            # a cancer named by the terminology ("invasive ductal carcinoma") inside a composed span
+            # ("... of the left breast") keeps the composed span; a longer term wins otherwise
+            if all(m.end - m.start <= c.end - c.start for c in overlap):
+                continue
+            found = [f for f in found if f not in overlap]
+        found.append(_with_details(text, Found(m.start, m.end, m.kind, m.concepts, priority=m.priority)))
+    found += [_with_details(text, r) for r in repairs]
+    # a described problem ("knee problems") only where no term was found: terms name things better
+    found += [d for d in described if not any(f.start < d.end and d.start < f.end for f in found)]
+    return sorted(select_longest(found) + also, key=lambda f: (f.start, f.kind))
+
+
+def _performance_concepts() -> tuple[Concept, ...]:
+    return (Concept("LOINC", "89247-1", "ECOG Performance Status score", "Problem", "LOINC (graphkit value parser)"),)
+
+
+def _metastasis_concepts(icd_code: str) -> tuple[Concept, ...]:
+    return (Concept("ICD-10-CM", icd_code, oncology.SECONDARY_NEOPLASM[icd_code], "Problem", "ICD-10-CM April 2026"),)
+
+
+def _cancer_concepts(histology: str, site: str | None, lexicon: Lexicon,
+                     site_text: str | None = None) -> tuple[Concept, ...]:
+    from ingest.link.sources import do_terms
+
+    doid = oncology.do_code(histology, site, site_text)
+    if doid is None:
+        return ()
+    name = do_terms()[doid].name
+    concepts = [c for c in lexicon.lookup(name) if c.kind == "Cancer"]
+    return tuple(concepts) or (Concept("DOID", doid, name, "Cancer"),)
+
+
+_IMAGING_CODES = {"77477000", "113091000", "16310003", "82918005", "168537006", "71651007", "1571000087109",
+                  "241615005", "41747008"}
+
+
+def _spelling_repairs(text: str, lexicon: Lexicon, taken: list[tuple[int, int]]) -> list[Found]:
+    """Misspelled drug names ("anastrazole"): coded as the one drug they are a letter or two from, and
+    flagged (``spelling:``) so the ingest summary reports them."""
+    out = []
+    for m in _WORD.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        hit = lexicon.misspelled_drug(m.group())
+        if hit:
+            out.append(Found(m.start(), m.end(), "Medication", hit[1], flags=(f"spelling:{m.group()}~{hit[0]}",),
+                             priority=9))
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z]{7,}")
+_FINDING_CODES = {"R22.9", "R91.1", "lesion", "R59.9", "K63.5", "J90", "ulcer"}
+
+
+_PROCEDURE_HEADS = re.compile(r"^(?:repair|replacement|transplant(?:ation)?|removal|reconstruction|resection|"
+                              r"release|fusion|ablation|excision|injection|drainage|decompression|biopsy)$", re.I)
+
+
+def _grow(text: str, terms: list[Match]) -> list[Match]:
+    """Imaging tests over their body site; procedures over their approach, side and extent — absorbing a
+    procedure term written as a modifier ("VATS LLL lobectomy" is one lobectomy) and the condition a
+    generic procedure acts on ("aortic aneurysm repair", "rotator cuff repair")."""
+    terms = sorted(terms, key=lambda m: m.start)
+    merged: list[Match] = []
+    for m in terms:
+        prev = merged[-1] if merged else None
+        if prev is not None and m.kind in ("Procedure", "Test") and prev.kind == "Problem" and \
+                not text[prev.end:m.start].strip() and _PROCEDURE_HEADS.match(text[m.start:m.end]):
+            merged[-1] = replace(m, start=prev.start)
+            continue
+        merged.append(m)
+    terms = merged
+    out = []
+    for m in terms:
+        start, end = m.start, m.end
+        if m.kind == "Test" and any(c.code in _IMAGING_CODES for c in m.concepts):
+            start, end = oncology.imaging_extent(text, start, end)
+        elif m.kind == "Procedure":
+            start = oncology.procedure_start(text, start)
+        elif m.kind == "Problem" and any(c.code in _FINDING_CODES for c in m.concepts):
+            start, end = oncology.finding_extent(text, start, end)
+        out.append(replace(m, start=start, end=end) if (start, end) != (m.start, m.end) else m)
+    return select_longest(out)
+
+
+def _with_details(text: str, f: Found) -> Found:
+    """Radiotherapy dose/fractions, drug dose/route/frequency (the span grows over them), start date."""
+    detail = dict(f.detail)
+    end = f.end
+    systems = {c.system for c in f.concepts}
+    if f.kind == "Procedure" and any(c.code in ("108290001", "33195004", "703423002") for c in f.concepts):
+        got = oncology.rt_dose(text, f.start, f.end)
+        if got:
+            end, extra = got
+            detail.update(extra)
+    if f.kind == "Medication" and systems & {"RxNorm", "ATC", "DrugBank", "MeSH", "regimen", "graphkit-drug"}:
+        got = oncology.drug_detail(text, f.end)
+        if got:
+            end, extra = got
+            detail.update(extra)
+    if f.kind in ("Medication", "Procedure"):
+        started = oncology.start_date(text[end:])
+        if started:
+            detail["start"] = started
+    if detail == f.detail and end == f.end:
+        return f
+    return replace(f, end=end, detail=detail)
 
 
 def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | None],
                      lexicon: Lexicon | None = None) -> list[list[Mention]]:
-    """Mentions per sentence. Batched through ``nlp.pipe``; O(total text)."""
-    lexicon = lexicon or load_lexicon()
+    """Mentions per sentence, with their assertion. Batched through ``nlp.pipe``; ConText runs only on
+    sentences with a mention. O(total text)."""
+    lexicon = lexicon or getattr(nlp, "_graphkit_lexicon", None) or load_lexicon()
     config: NlpConfig = getattr(nlp, "_graphkit_config", NlpConfig())
     sentences, sections = list(sentences), list(sections)
-    out: list[list[Mention]] = []
+    found = [find_mentions(s, lexicon) for s in sentences]
     context = nlp.get_pipe("medspacy_context")
-    # ConText is two thirds of the NLP time: run it only on sentences that have a mention.
-    docs = (context(doc) if doc.ents else doc
-            for doc in nlp.pipe(sentences, batch_size=config.batch_size, disable=["medspacy_context"]))
-    for doc, section in zip(docs, sections):
-        found = []
-        for ent in doc.ents:
-            kind = ent.label_
-            value, marker = _value(kind, ent.text)
-            if kind == "Biomarker" and marker is None:
-                continue
-            assertion, cue = _assertion(ent, section)
-            concepts = tuple(lexicon.lookup(ent.text)) if kind not in ("Biomarker", "Stage") else ()
-            if kind == "Biomarker":
-                value = f"{marker}={value}" if value else f"{marker}"
-            found.append(Mention(ent.start_char, ent.end_char, ent.text, kind, assertion, concepts, value, cue))
-        extra = getattr(nlp, "_graphkit_extra", None)
+    out: list[list[Mention]] = []
+    docs = nlp.pipe(sentences, batch_size=config.batch_size, disable=["medspacy_context"])
+    extra = getattr(nlp, "_graphkit_extra", None)
+    for doc, section, fs in zip(docs, sections, found):
+        spans = []
+        for f in fs:
+            span = doc.char_span(f.start, f.end, label=f.kind, alignment_mode="expand")
+            if span is not None and all(span.end <= s.start or span.start >= s.end for s in spans):
+                spans.append(span)
+        doc.ents = spans
+        if spans:
+            doc = context(doc)
+        by_span = {(e.start_char, e.end_char): e for e in doc.ents}
+        mentions = []
+        for f in fs:
+            ent = next((e for (a, b), e in by_span.items() if a <= f.start < b), None)
+            assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
+            value = ";".join(f.values) if f.values else None
+            mentions.append(Mention(f.start, f.end, doc.text[f.start:f.end], f.kind, assertion, f.concepts, value,
+                                    cue, f.values, f.detail, f.flags))
         if extra is not None:
-            taken = [(m.start, m.end) for m in found]
             for ent in extra(doc.text).ents:
                 kind = config.extra_ner_labels.get(ent.label_)
-                if kind and all(ent.end_char <= a or ent.start_char >= b for a, b in taken):
-                    found.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
-                                         tuple(lexicon.lookup(ent.text))))
-        out.append(found)
+                if not kind:
+                    continue
+                overlap = [m for m in mentions if m.start < ent.end_char and ent.start_char < m.end]
+                if all(m.end - m.start < ent.end_char - ent.start_char for m in overlap):
+                    # the installed model's longer entity wins over the terms inside it
+                    mentions = [m for m in mentions if m not in overlap]
+                    mentions.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
+                                            tuple(lexicon.lookup(ent.text))))
+        out.append(sorted(mentions, key=lambda m: m.start))
     return out
+
+
+def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexicon | None = None) -> list[list[Mention]]:
+    """Note-level facts: histology-only cancers take the note's site (and code); TNM classifications get
+    their AJCC 8 group when the note's cancer makes it unambiguous (``detail.derived_group``, flagged
+    ``derived-group``); a biomarker stated with contradictory statuses in the note is flagged ``conflict``
+    on each statement. Pure. O(mentions)."""
+    lexicon = lexicon or load_lexicon()
+    own = [m for ms in mentions for m in ms if m.assertion in ("present", "historical")]
+    cancer_sites = [m.detail.get("site") for m in own if m.kind == "Cancer" and m.detail.get("site")]
+    cancer_sites += [s for m in own if m.kind == "Cancer" and not m.detail.get("site")
+                     for s in [_site_of_concepts(m.concepts)] if s]
+    counts = Counter()
+    for t in texts:
+        counts.update(oncology.site_mentions(t))
+    site = oncology.note_site(counts, cancer_sites)
+    group_site = oncology.SITE_GROUP.get(site) if site else None
+    statuses: dict[str, set[str]] = {}
+    for m in own:
+        if m.kind == "Biomarker":
+            for v in m.values:
+                marker, _, status = v.partition("=")
+                if status not in ("pending", "invalid"):
+                    statuses.setdefault(marker, set()).add(status)
+    conflicts = {k for k, v in statuses.items() if len(v) > 1}
+    out = []
+    for ms in mentions:
+        row = []
+        for m in ms:
+            if m.kind == "Cancer" and not m.concepts and m.detail.get("histology") and m.assertion != "family":
+                concepts = _cancer_concepts(m.detail["histology"], site, lexicon)
+                m = replace(m, concepts=concepts, detail={**m.detail, "site": site, "site_from": "note"}
+                            if site else m.detail)
+            elif m.kind == "Stage" and group_site and m.value and STAGE_GROUP.match(m.value) and \
+                    not group_exists(group_site, m.value):
+                m = replace(m, value="invalid", values=("invalid",),
+                            flags=m.flags + (f"invalid:stage {m.value} does not exist for {group_site} cancer (AJCC 8)",))
+            elif m.kind == "Stage" and m.detail.get("t") and group_site:
+                from graphkit.clinical.values import Tnm
+
+                tnm = Tnm("", m.detail.get("t"), m.detail.get("n"), m.detail.get("m"))
+                group = group_from_tnm(group_site, tnm) if m.value != "invalid" else None
+                if group:
+                    m = replace(m, detail={**m.detail, "derived_group": group, "derived_from": f"AJCC 8 anatomic "
+                                           f"{group_site} table"}, flags=m.flags + (f"derived-group:{group}",))
+            elif m.kind == "Biomarker" and m.assertion in ("present", "historical"):
+                hit = sorted({v.partition("=")[0] for v in m.values} & conflicts)
+                if hit:
+                    m = replace(m, flags=m.flags + tuple(f"conflict:{k}" for k in hit))
+            row.append(m)
+        out.append(row)
+    return out
+
+
+def _site_of_concepts(concepts: tuple[Concept, ...]) -> str | None:
+    names = " ".join(c.display.lower() for c in concepts)
+    for word, site in (("breast", "breast"), ("lung", "lung"), ("rect", "rectum"), ("colon", "colon"),
+                       ("colorectal", "colorectal")):
+        if word in names:
+            return site
+    return None
+
+
+__all__ = ["Mention", "NlpConfig", "build_pipeline", "extract_mentions", "resolve_note", "find_mentions",
+           "Match"]

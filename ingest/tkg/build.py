@@ -49,6 +49,23 @@ class NoteGraph:
     instance_of: list[dict] = field(default_factory=list)
 
 
+def primary_concepts(concepts) -> list:
+    """One concept per code system (the vocabulary's first, i.e. best, for the mention): a mention is
+    linked to its DOID, ICD-10-CM, NCIt, SNOMED CT... code, not to every alternative of one system that
+    cross-references produce (the is-a roll-up reaches the rest)."""
+    seen, out = set(), []
+    for c in concepts:
+        if c.system not in seen:
+            seen.add(c.system)
+            out.append(c)
+    return out
+
+
+def concept_row(c) -> dict:
+    """A Concept node's row: code, name, kind, and the vocabulary (with version) it came from."""
+    return {"system": c.system, "code": c.code, "name": c.display, "source": c.source or None, "kind": c.kind}
+
+
 def note_sha(note: Note) -> str:
     return hashlib.sha256(note.text.encode("utf-8")).hexdigest()
 
@@ -79,6 +96,7 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                 g.events.append({
                     "id": ev_id, "encounter": note.encounter, "patient": note.patient, "kind": m.kind,
                     "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
+                    "values": list(m.values) or None, "detail": m.detail_json, "flags": list(m.flags) or None,
                     "valid_time": when or encounter_start, "recorded_time": recorded, "order": order,
                     "source": "note", "note": note.id, "cue": m.cue,
                     # a medication-list entry says "is on X", not "X was given at this encounter"
@@ -86,8 +104,8 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                     else None})
                 order += 1
                 g.evidence.append({"event": ev_id, "sentence": sent_id, "start": ma - a, "end": mb - a})
-                for c in m.concepts:
-                    g.concepts.append({"system": c.system, "code": c.code, "name": c.display})
+                for c in primary_concepts(m.concepts):
+                    g.concepts.append(concept_row(c))
                     g.instance_of.append({"event": ev_id, "system": c.system, "code": c.code})
             k += 1
     return g
@@ -98,9 +116,11 @@ def fact_rows(facts: list[CodedFact]) -> tuple[list[dict], list[dict], list[dict
     events, concepts, links = [], [], []
     for i, f in enumerate(facts):
         events.append({"id": f.id, "encounter": f.encounter, "patient": f.patient, "kind": f.kind,
-                       "text": f.display, "assertion": "present", "value": f.value, "valid_time": f.time,
+                       "text": f.display, "assertion": "present", "value": f.value, "values": None, "detail": None,
+                       "flags": None, "valid_time": f.time,
                        "recorded_time": f.time, "order": 100_000 + i, "source": f"fhir:{f.resource_type}",
                        "note": None, "cue": None, "context": None})
-        concepts.append({"system": f.system, "code": f.code, "name": f.display})
+        concepts.append({"system": f.system, "code": f.code, "name": f.display, "source": "FHIR resource coding",
+                         "kind": f.kind})
         links.append({"event": f.id, "system": f.system, "code": f.code})
     return events, concepts, links

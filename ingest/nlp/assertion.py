@@ -1,0 +1,138 @@
+"""Assertion of a mention: present, negated, possible, historical, family, or planned.
+
+medspaCy's ConText decides from cue words in the sentence; graphkit adds the cues clinical notes use that
+its stock rules lack, a ``PLANNED`` category (a treatment or test recommended, ordered or scheduled
+and not yet given must never count as done), and three rules of the annotation guideline
+(``bench/data/assertion/ANNOTATION_GUIDELINE.md``):
+
+* "history of X" / a past-medical-history section makes X historical only when X is an acute or episodic
+  condition (an injury, an infarct, a pneumonia: ICD-10-CM chapters and categories below); a chronic
+  disease stays present (R7);
+* a biomarker reported negative is a *value*, not a negation: only "not tested / not sent" negates it;
+* a test whose result is negative ("urine pregnancy test was negative") was done: present (R11).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.link.sources import Concept
+
+SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical"}
+HISTORY_SECTIONS = {"Past Medical History"}
+
+# ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
+_EPISODIC = re.compile(r"^(?:S|T|O|I2[12]|I26|I6[0-4]|I82|G45|J0|J1[0-8]|J2[0-2]|N39\.0|N2[0-3]|K3[5-7]|K8[01]|"
+                       r"A0|A4[01]|R5[56]|B0[0-9]|N10|L0[23])")
+_RESULT_CUES = re.compile(r"^(?:was |were |is |are |came back )?(?:negative|normal|unremarkable)$|^:\s*no$", re.I)
+_NOT_TESTED = re.compile(r"\bnot\s+(?:tested|performed|sent|done|assessed|obtained|available|evaluated)\b|"
+                         r"\bno\s+(?:testing|test)\b", re.I)
+_HISTORY_WORDS = re.compile(r"^(?:history|hx|hist|ho|h/o|past history|past medical history|history of)$", re.I)
+PLANNED_KINDS = {"Medication", "Procedure", "Test"}
+
+
+def default_context_rules(context):
+    """medspaCy's English rules, except ": no" / ": none" as BACKWARD-only cues: after "MRI pelvis: no
+    residual tumor" they would negate the test and hide the forward "no" from the tumor. graphkit adds
+    them back as bidirectional (a test with a negative result stays present: rule R11)."""
+    from medspacy.context import ConTextRule
+
+    rules = [r for r in ConTextRule.from_json(context.DEFAULT_RULES_FILEPATH) if r.literal not in (": no", ": none")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=5) for c in (": no", ": none")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=10)
+              for c in ("no family history of", "no family hx of", "no fhx of", "no family history",
+                        "denies family history of", "negative family history of")]
+    return rules
+
+
+def context_rules():
+    """Cues clinical notes use that the stock ConText rules lack (found with bench/assertion_eval.py on
+    its development notes, and from oncology usage: planned, completed, declined)."""
+    from medspacy.context import ConTextRule
+
+    hist = ["previous", "previously", "prior", "status post", "s/p", "in the past", "no longer",
+            "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly",
+            "completed", "finished", "underwent", "was treated with", "treated with", "received", "discontinued",
+            "stopped", "off of"]
+    rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
+              for c in ("negative", "negative for", "declines", "refuses", "not a candidate for",
+                        "not a surgical candidate for", "no indication for", "never had", "never received",
+                        "opted against", "did not receive", "has not received", "has not started", "not started",
+                        "avoid", "to avoid", "prefers to avoid", "without")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("never",)]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
+    rules += [ConTextRule(c, "FAMILY", direction="BACKWARD", max_scope=6)
+              for c in ("in family", "in the family", "runs in the family", "in his family", "in her family")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
+              for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
+                        "were declined", "was deferred", "not an option", "not a candidate")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
+              for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
+                        "was not performed", "not done", "not given", "was not given", "not required",
+                        "not recommended")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
+              for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
+                        "in case of", "to evaluate for", "to rule out", "discussed", "options include",
+                        "options including", "if", "would consider", "could consider", "candidate for")]
+    planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
+               "plans for", "planned", "plan", "plan to", "scheduled for", "scheduled", "to start", "to begin",
+               "to receive", "to undergo", "recommend", "recommended", "recommending", "recommendation for",
+               "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
+               "proceed with", "will undergo", "will receive", "will get", "will order", "ordered", "order",
+               "will obtain", "will check", "will schedule", "to be scheduled", "next step", "anticipate",
+               "will continue with", "start", "initiate", "begin"]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
+    rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
+              for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
+                        "currently on", "currently taking", "tolerating", "maintained on", "maintenance")]
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6)
+              for c in ("planned", "scheduled", "is recommended", "was recommended", "are recommended",
+                        "to follow", "is pending", "pending", "to be arranged", "ordered")]
+    return rules
+
+
+def episodic(concepts: tuple[Concept, ...]) -> bool:
+    """Acute or episodic condition (ICD-10-CM), whose past episode is over."""
+    return any(c.system == "ICD-10-CM" and _EPISODIC.match(c.code) for c in concepts)
+
+
+def _cue(ent, mods) -> str | None:
+    return " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods) or None
+
+
+def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | None) -> tuple[str, str | None]:
+    """(assertion, the cue that decided it) for a mention given its ConText entity. Precedence: who has
+    it (family), then negated > possible > planned > historical > present (guideline section 3)."""
+    mods = list(getattr(ent._, "modifiers", ()))
+    cats = {m.category for m in mods}
+    cue = _cue(ent, mods)
+    if ent._.is_family or section == "Family History":
+        negated = ent._.is_negated and not _only_result_cues(ent, mods)
+        return ("negated" if negated else "family"), cue
+    if kind in ("Biomarker", "Stage"):
+        if kind == "Biomarker" and _NOT_TESTED.search(ent.sent.text if ent.sent is not None else ent.doc.text):
+            return "negated", cue
+        if ent._.is_hypothetical or ent._.is_uncertain:
+            return "possible", cue
+        return "present", cue
+    if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)):
+        return "negated", cue
+    if ent._.is_hypothetical or ent._.is_uncertain:
+        return "possible", cue
+    if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and not ent._.is_historical:
+        return "planned", cue
+    if ent._.is_historical:
+        history_only = all(_HISTORY_WORDS.match(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.strip())
+                           for m in mods if m.category == "HISTORICAL")
+        if history_only and kind in ("Problem", "Cancer") and not episodic(concepts):
+            return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
+        return "historical", cue
+    if section in HISTORY_SECTIONS:
+        return ("historical" if kind not in ("Problem", "Cancer") or episodic(concepts) else "present"), None
+    return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+def _only_result_cues(ent, mods) -> bool:
+    negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods if m.category == "NEGATED_EXISTENCE"]
+    return bool(negations) and all(_RESULT_CUES.match(n) for n in negations)

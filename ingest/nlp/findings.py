@@ -1,0 +1,51 @@
+"""Problems written as descriptions rather than names: "knee problems", "problems with his bladder",
+"difficulty voiding", "decreased level of consciousness", "elevated blood sugar levels". Clinicians write
+many findings this way; no vocabulary lists them, so they are recognized by their shape (a head word of
+trouble or change plus what it applies to) and kept uncoded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_HEAD = r"(?:problems?|issues?|symptoms?|difficult(?:y|ies)|troubles?|dysfunctions?|complaints?|abnormalit(?:y|ies))"
+_OWNER = r"(?:his|her|their|the|a|any|some)"
+_NOUN = r"[A-Za-z][A-Za-z'\-]{2,}"
+_TROUBLE = re.compile(
+    rf"(?<![A-Za-z])(?:"
+    rf"(?:(?:right|left|bilateral|lower|upper)\s+)?{_NOUN}(?:\s+{_NOUN})?\s+{_HEAD}"  # "right arm symptoms"
+    rf"|{_HEAD}\s+(?:with|in|of)\s+(?:{_OWNER}\s+)?{_NOUN}(?:\s+(?:or|and)\s+{_NOUN})?"  # "problems with his bladder"
+    rf"|(?:difficulty|trouble)\s+(?:with\s+)?(?:{_OWNER}\s+)?{_NOUN}(?:\s+{_NOUN})?"  # "difficulty voiding"
+    rf")(?![A-Za-z])", re.I)
+_CHANGE = re.compile(
+    r"(?<![A-Za-z])(?:abnormal|elevated|decreased|diminished|limited|reduced|increased|impaired|worsening|poor)"
+    r"(?:\s+[A-Za-z\-]+){0,3}?\s+(?:levels?|labs?|lab\s+findings?|findings?|results?|sensation|range\s+of\s+motion|"
+    r"motion|consciousness|mental\s+status|status|function|strength|appetite|vision|hearing|sugars?|count|enzymes|"
+    r"reflexes|breath\s+sounds|pulses|flexion|extension|mobility|balance|coordination|urine\s+output|intake)"
+    r"(?![A-Za-z])", re.I)
+_NOT_OWNER = re.compile(r"^(?:any|no|some|other|these|those|the|his|her|their|with|of|in|or|and|denies|"
+                        r"reports|has|had|have|without|medical|health|new|major)\s", re.I)
+
+
+@dataclass(frozen=True)
+class DescribedProblem:
+    start: int
+    end: int
+
+
+def find_described_problems(text: str) -> list[DescribedProblem]:
+    """Problem phrases by shape. O(len(text))."""
+    out = []
+    for rx in (_CHANGE, _TROUBLE):
+        for m in rx.finditer(text):
+            start = m.start()
+            chunk = m.group()
+            lead = _NOT_OWNER.match(chunk)
+            while lead:  # "any bladder problems" → "bladder problems"
+                start += lead.end()
+                chunk = text[start:m.end()]
+                lead = _NOT_OWNER.match(chunk)
+            if len(chunk.split()) >= 2:
+                out.append(DescribedProblem(start, m.end()))
+    return out

@@ -1,0 +1,407 @@
+"""Oncology mentions the terminology alone does not give: cancers written as histology × site, and
+treatment details (radiotherapy dose and fractions, drug dose and schedule, start dates).
+
+A cancer is coded by composing its site and histology into Disease Ontology names ("adenocarcinoma of
+the right lower lobe" → site lung, histology adenocarcinoma → DO "lung adenocarcinoma", DOID:3910),
+backing off along the site and histology trees until a DO term exists (sigmoid colon → colon →
+colorectal; mucinous adenocarcinoma → adenocarcinoma → carcinoma → cancer). Histology written alone
+("moderately differentiated adenocarcinoma" in a colectomy specimen) takes its site from the note
+(:func:`note_site`). The vocabularies below are general pathology and anatomy words, not phrases of
+any particular note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+
+# canonical histology -> (surfaces, parent histology, implied site)
+HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
+    "cancer": (r"cancers?|ca|malignanc(?:y|ies)|malignant neoplasm", None, None),
+    "carcinoma": (r"carcinomas?|(?-i:CA)", "cancer", None),
+    "adenocarcinoma": (r"adeno-?carcinomas?|adeno\s?ca|adeno-ca|(?-i:adenoCA|AdenoCA)|adeno(?!ma)", "carcinoma", None),
+    "mucinous adenocarcinoma": (r"mucinous\s+adeno-?carcinoma|mucinous\s+adenoca", "adenocarcinoma", None),
+    "signet ring cell carcinoma": (r"signet[- ]ring(?:\s+cell)?\s+(?:adeno)?carcinoma", "adenocarcinoma", None),
+    "squamous cell carcinoma": (r"squamous(?:\s+cell)?(?:\s+(?:carcinoma|ca|cancer))?|(?-i:SqCC|SCC)", "carcinoma", None),
+    "large cell carcinoma": (r"large[- ]cell(?:\s+(?:carcinoma|ca|cancer))?", "non-small cell carcinoma", None),
+    "non-small cell carcinoma": (r"non-?\s?small[- ]cell(?:\s+(?:lung\s+)?(?:carcinoma|ca|cancer))?|(?-i:NSCLC)",
+                                 "carcinoma", "lung"),
+    "small cell carcinoma": (r"(?<!non-)(?<!non )(?<!non)small[- ]cell(?:\s+(?:lung\s+)?(?:carcinoma|ca|cancer))|(?-i:SCLC)",
+                             "carcinoma", "lung"),
+    "ductal carcinoma": (r"ductal\s+carcinoma|ductal\s+ca", "carcinoma", "breast"),
+    "invasive ductal carcinoma": (r"invasive\s+ductal\s+(?:carcinoma|ca|cancer)|infiltrating\s+ductal\s+(?:carcinoma|ca)|(?-i:IDC)",
+                                  "ductal carcinoma", "breast"),
+    "lobular carcinoma": (r"(?:invasive\s+|infiltrating\s+)?lobular\s+(?:carcinoma|ca|cancer)|(?-i:ILC)", "carcinoma", "breast"),
+    "ductal carcinoma in situ": (r"ductal\s+carcinoma\s+in\s+situ|(?-i:DCIS)", "ductal carcinoma", "breast"),
+    "neuroendocrine carcinoma": (r"neuroendocrine\s+(?:carcinoma|tumou?r)|carcinoid(?:\s+tumou?r)?", "carcinoma", None),
+    "colorectal cancer": (r"(?-i:CRC|mCRC)", "cancer", "colorectal"),
+}
+# canonical site -> (surfaces, parent site)
+SITES: dict[str, tuple[str, str | None]] = {
+    "breast": (r"(?:left|right|bilateral|L|R|lt|rt)?\s*breasts?|mammary", None),
+    "lung": (r"lungs?|pulmonary|bronch(?:us|ial|ogenic)|(?:(?:left|right)\s+)?(?:upper|middle|lower)\s+lobe|"
+             r"(?-i:RUL|RML|RLL|LUL|LLL)|lingula", None),
+    "colorectal": (r"colorectal|(?-i:CRC)|bowel|intestin(?:e|al)", None),
+    "colon": (r"colon|colonic|(?:ascending|transverse|descending|sigmoid|right|left)\s+colon|sigmoid|cec(?:um|al)|"
+              r"caec(?:um|al)|hepatic\s+flexure|splenic\s+flexure", "colorectal"),
+    "rectum": (r"rect(?:um|al)|rectosigmoid(?:\s+junction)?|(?:low|mid|upper)\s+rectal", "colorectal"),
+}
+SITE_GROUP = {"breast": "breast", "lung": "lung", "colon": "colorectal", "rectum": "colorectal",
+              "colorectal": "colorectal"}
+# DO names use the noun ("rectum adenocarcinoma"); some use another word for the site
+_SITE_NAMES = {"colorectal": ("colorectal",), "colon": ("colon",), "rectum": ("rectum", "rectal"),
+               "lung": ("lung",), "breast": ("breast",)}
+_HIST_IN_DO = {"cancer": ("cancer", "carcinoma"), "non-small cell carcinoma": ("non-small cell carcinoma",),
+               "small cell carcinoma": ("small cell carcinoma",)}
+
+
+def _alt(pattern: str) -> str:
+    return rf"(?<![A-Za-z0-9])(?:{pattern})(?![A-Za-z0-9])"
+
+
+_ORGAN_BEFORE = re.compile(r"(?<![A-Za-z])([A-Za-z]{4,})\s+$")
+
+
+def _depth(hist: str) -> int:
+    d = 0
+    while HISTOLOGY[hist][1]:
+        hist = HISTOLOGY[hist][1]
+        d += 1
+    return d
+
+
+# the most specific histology first: "ductal carcinoma in situ" before "ductal carcinoma"
+_HIST_NAMES = sorted(HISTOLOGY, key=lambda h: -_depth(h))
+_HIST_RX = re.compile("|".join(f"(?P<h{i}>{_alt(HISTOLOGY[h][0])})" for i, h in enumerate(_HIST_NAMES)), re.I)
+_SITE_RX = re.compile("|".join(f"(?P<s{i}>{_alt(p)})" for i, (p, _) in enumerate(SITES.values())), re.I)
+_SITE_NAMES_LIST = list(SITES)
+_LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|at|within)\s+)?(?:the\s+)?$", re.I)
+_GRADE = re.compile(r"(?:(?:well|moderately|poorly)[- ]differentiated|(?:high|low|intermediate)[- ]grade|invasive|"
+                    r"infiltrating|metastatic|recurrent|primary|early[- ]stage|locally\s+advanced|advanced)\s+$", re.I)
+
+
+@dataclass(frozen=True)
+class Hit:
+    start: int
+    end: int
+    name: str
+
+
+def _hits(rx: re.Pattern, names: list[str], prefix: str, text: str) -> list[Hit]:
+    out = []
+    for m in rx.finditer(text):
+        idx = int(m.lastgroup[len(prefix):])
+        s, e = m.span()
+        while s < e and text[s].isspace():
+            s += 1
+        out.append(Hit(s, e, names[idx]))
+    return out
+
+
+@dataclass(frozen=True)
+class CancerFinding:
+    start: int
+    end: int
+    histology: str
+    site: str | None  # canonical site, None when the sentence does not say
+    site_text: str | None = None  # the site as written ("sigmoid", "cecal"): DO has terms for some
+    detail: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+def find_cancers(text: str) -> list[CancerFinding]:
+    """Histology (with site when written next to it) in a sentence. O(len(text))."""
+    hists = _hits(_HIST_RX, _HIST_NAMES, "h", text)
+    sites = _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)
+    out: list[CancerFinding] = []
+    used_sites: set[int] = set()
+    for i, h in enumerate(hists):
+        start, end, site = h.start, h.end, HISTOLOGY[h.name][2]
+        hist = h.name
+        site_text = None
+        # "squamous NSCLC", "adeno NSCLC": a histology word before a site-implying one
+        nxt = hists[i + 1] if i + 1 < len(hists) else None
+        if nxt and not text[h.end:nxt.start].strip() and HISTOLOGY[nxt.name][2]:
+            continue  # handled with the next hit
+        prev = hists[i - 1] if i > 0 else None
+        if prev and not text[prev.end:h.start].strip() and HISTOLOGY[h.name][2]:
+            start = prev.start
+            if _depth(prev.name) >= _depth(h.name):
+                hist = prev.name
+        # site after: "adenocarcinoma of the right lower lobe"
+        after = next((s for s in sites if s.start >= end and _LINK.match(text[end:s.start])), None)
+        before = next((s for s in reversed(sites) if s.end <= start and not text[s.end:start].strip()), None)
+        if after is not None and HISTOLOGY[h.name][2] in (None, SITE_GROUP.get(after.name)):
+            site, end = after.name, after.end
+            site_text = text[after.start:after.end]
+            used_sites.add(after.start)
+        elif before is not None:
+            site, start = before.name, before.start
+            site_text = text[before.start:before.end]
+            used_sites.add(before.start)
+        if site is None and hist in ("cancer", "carcinoma"):
+            organ = _ORGAN_BEFORE.search(text[:start])
+            if organ and f"{organ.group(1).lower()} {hist}" in _do_index():
+                start, site_text = organ.start(1), organ.group(1)
+        g = _GRADE.search(text[:start])
+        if g:
+            start = g.start()
+        if hist == "cancer" and site is None and site_text is None and text[h.start:h.end].lower() in ("ca",):
+            continue  # "ca" alone: calcium, California, "circa"
+        out.append(CancerFinding(start, end, hist, site, site_text))
+    return out
+
+
+def site_mentions(text: str) -> Counter:
+    """Canonical sites named in a text (for the note's site)."""
+    return Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text))
+
+
+@cache
+def _do_index() -> dict[str, str]:
+    from ingest.link.sources import do_terms
+
+    index: dict[str, str] = {}
+    for t in do_terms().values():
+        for s in [t.name] + [x for x, scope, _ in t.synonyms if scope == "EXACT"]:
+            index.setdefault(s.lower(), t.id)
+    return index
+
+
+_SITE_WORDS = {"cecal": "cecum", "caecal": "cecum", "caecum": "cecum", "colonic": "colon", "rectal": "rectum",
+               "pulmonary": "lung", "sigmoid": "sigmoid colon", "mammary": "breast"}
+_LATERAL = re.compile(r"^(?:left|right|bilateral|l|r|lt|rt)\s+|^(?:low|mid|upper)\s+", re.I)
+
+
+def _site_variants(site_text: str | None) -> list[str]:
+    """The written site as DO might name it ("cecal" → "cecum", "sigmoid" → "sigmoid colon")."""
+    if not site_text:
+        return []
+    t = _LATERAL.sub("", " ".join(site_text.lower().split()))
+    return list(dict.fromkeys([_SITE_WORDS.get(t, t), t]))
+
+
+def do_code(histology: str, site: str | None, site_text: str | None = None) -> str | None:
+    """The most specific DOID for histology × site, backing off along both trees; the site as written is
+    tried first ("sigmoid colon cancer", "cecum adenocarcinoma" are DO terms). O(depth²)."""
+    index = _do_index()
+    specific = [v for v in _site_variants(site_text) if v not in SITES]
+    for hh in [histology, *([HISTOLOGY[histology][1]] if HISTOLOGY[histology][1] else [])]:
+        for sname in specific:
+            for hname in _HIST_IN_DO.get(hh, (hh,)):
+                for name in (f"{sname} {hname}", f"{hname} of {sname}", f"{hname} of the {sname}"):
+                    if name in index:
+                        return index[name]
+    sites = []
+    s = site
+    while s:
+        sites.append(s)
+        s = SITES[s][1]
+    hists = []
+    h = histology
+    while h:
+        hists.append(h)
+        h = HISTOLOGY[h][1]
+    group = SITE_GROUP.get(site) if site else None
+    for hh in hists:
+        if HISTOLOGY[hh][2] and HISTOLOGY[hh][2] == group and hh in index:
+            return index[hh]  # a site-specific histology named alone in DO ("invasive ductal carcinoma")
+        for ss in sites:
+            for sname in _SITE_NAMES[ss]:
+                for hname in _HIST_IN_DO.get(hh, (hh,)):
+                    for name in (f"{sname} {hname}", f"{hname} of {sname}", f"{hname} of the {sname}"):
+                        if name in index:
+                            return index[name]
+    if site is None:
+        if histology == "cancer":
+            return index.get("cancer")  # "cancer", "malignancy" with no site: the generic DO term
+        for hh in hists:
+            if hh in index and hh not in ("cancer", "carcinoma"):
+                return index[hh]
+    return None
+
+
+# -- metastases -------------------------------------------------------------------------------------------------
+# site words → ICD-10-CM secondary neoplasm code (C77-C79)
+METASTASIS_SITES = {
+    "liver": (r"liver|hepatic", "C78.7"), "lung": (r"lungs?|pulmonary", "C78.00"),
+    "pleura": (r"pleura|pleural", "C78.2"), "brain": (r"brain|cerebral|intracranial|CNS|leptomeningeal", "C79.31"),
+    "bone": (r"bones?|osseous|bony|skeletal|spine|spinal|vertebral", "C79.51"), "adrenal": (r"adrenal", "C79.70"),
+    "peritoneum": (r"peritoneal|peritoneum|omental", "C78.6"),
+    "lymph node": (r"(?:lymph\s+)?nodal|lymph\s+nodes?|(?-i:LN)", "C77.9"),
+}
+SECONDARY_NEOPLASM = {  # ICD-10-CM descriptions of the codes above (checked against the code set)
+    "C78.7": "Secondary malignant neoplasm of liver and intrahepatic bile duct",
+    "C78.00": "Secondary malignant neoplasm of unspecified lung", "C78.2": "Secondary malignant neoplasm of pleura",
+    "C79.31": "Secondary malignant neoplasm of brain", "C79.51": "Secondary malignant neoplasm of bone",
+    "C79.70": "Secondary malignant neoplasm of unspecified adrenal gland",
+    "C78.6": "Secondary malignant neoplasm of retroperitoneum and peritoneum",
+    "C77.9": "Secondary and unspecified malignant neoplasm of lymph node, unspecified",
+    "C79.9": "Secondary malignant neoplasm of unspecified site",
+}
+_MET_WORD = r"metastas[ie]s|metastatic\s+(?:disease|deposits?|lesions?)|mets|metastatic\s+foci|implants|carcinomatosis"
+_MET_SITE_RX = "|".join(f"(?P<m_{k.replace(' ', '_')}>{p})" for k, (p, _) in METASTASIS_SITES.items())
+_METASTASIS = re.compile(
+    rf"(?<![A-Za-z])(?:(?:{_MET_SITE_RX})\s+(?:{_MET_WORD})|(?:{_MET_WORD})\s+(?:to|in|involving)\s+(?:the\s+)?"
+    rf"(?:{_MET_SITE_RX.replace('?P<m_', '?P<n_')})|(?P<bare>metastatic\s+disease|distant\s+metastas[ie]s|"
+    rf"metastases|metastasis|carcinomatosis))(?![A-Za-z])", re.I)
+
+
+@dataclass(frozen=True)
+class MetastasisFinding:
+    start: int
+    end: int
+    site: str | None
+    icd: str
+
+
+def find_metastases(text: str) -> list[MetastasisFinding]:
+    """"liver metastases", "mets to the brain", "metastatic disease": secondary neoplasms with their ICD-10-CM
+    code by site (C79.9 when no site is written). O(len(text))."""
+    out = []
+    for m in _METASTASIS.finditer(text):
+        site = next((k for k in METASTASIS_SITES if (m.groupdict().get("m_" + k.replace(" ", "_"))
+                                                     or m.groupdict().get("n_" + k.replace(" ", "_")))), None)
+        if site is None and "carcinomatosis" in m.group().lower():
+            site = "peritoneum"
+        out.append(MetastasisFinding(m.start(), m.end(), site, METASTASIS_SITES[site][1] if site else "C79.9"))
+    return out
+
+
+# -- treatment details ----------------------------------------------------------------------------------------
+_RT_DOSE = re.compile(r"(?P<dose>\d{1,3}(?:\.\d{1,2})?)\s*(?:Gy|gray|cGy)\b(?:\s*(?:/|in|x|×|over)\s*"
+                      r"(?P<fx>\d{1,2})\s*(?:fx|fractions?|treatments?)?)?", re.I)
+_DRUG_DOSE = re.compile(r"^\s*(?P<dose>\d+(?:\.\d+)?\s*(?:mg|mcg|g|units?|mg/m2|mg/kg|AUC\s*\d|ml|mL)(?:/(?:m2|kg|day|d))?)"
+                        r"(?:\s+(?P<route>PO|po|IV|iv|SC|SQ|subcut(?:aneous(?:ly)?)?|oral(?:ly)?|by mouth|intravenous(?:ly)?|IM))?"
+                        r"(?:\s+(?P<freq>daily|once daily|twice daily|BID|bid|TID|tid|QD|qd|q\d+\s?(?:h|hours|weeks?|w|d|days)|"
+                        r"every\s+\d+\s+(?:hours|days|weeks)|weekly|nightly|at bedtime|qhs|QHS|prn|PRN|as needed))?"
+                        r"(?:\s*[x×]\s?\d+(?:\s*(?:cycles?|wks?|weeks?|months?|yrs?|years?))?)?")
+_CYCLES = re.compile(r"^\s*[x×]\s?\d+(?:\s*(?:cycles?|wks?|weeks?|months?|yrs?|years?))?(?![A-Za-z0-9])", re.I)
+_START = re.compile(r"\b(?:since|started(?:\s+on)?|start(?:ed)?\s+date|initiated(?:\s+on)?|began|beginning|from)\s+"
+                    r"(?P<date>(?:\d{1,2}/)?\d{1,2}/\d{2,4}|\d{4}-\d{2}(?:-\d{2})?|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|"
+                    r"Oct|Nov|Dec)[a-z]*\.?\s+\d{4})", re.I)
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                                      "nov", "dec"), start=1)}
+
+
+def rt_dose(text: str, start: int, end: int) -> tuple[int, dict] | None:
+    """A radiation dose written right after a radiotherapy mention (or within it): (new end, detail)."""
+    window = text[end:end + 40]
+    m = _RT_DOSE.search(text[start:end]) or (_RT_DOSE.match(window.lstrip(" :,-(")) and _RT_DOSE.search(window))
+    if not m:
+        return None
+    new_end = end if m.string is not window else end + m.end()
+    detail = {"dose_gy": float(m.group("dose"))}
+    if m.group("fx"):
+        detail["fractions"] = int(m.group("fx"))
+    return new_end, detail
+
+
+def drug_detail(text: str, end: int) -> tuple[int, dict] | None:
+    """Dose, route, frequency and number of cycles written right after a drug: (new end, detail)."""
+    m = _DRUG_DOSE.match(text[end:end + 60])
+    if not m or not m.group("dose"):
+        c = _CYCLES.match(text[end:end + 20])
+        if c:
+            return end + c.end(), {"cycles": re.sub(r"\s+", "", c.group().strip())}
+        return None
+    detail = {k: m.group(k) for k in ("dose", "route", "freq") if m.group(k)}
+    return end + m.end(), detail
+
+
+def start_date(text: str) -> str | None:
+    """"since 3/2023", "started 2022-05" right after a treatment → "2023-03" (year-month, or the full date
+    when written). ``text`` starts where the treatment's mention ends."""
+    m = _START.search(text[:40])
+    if m and re.search(r"[;.]|\band\b|,\s*(?:on|then)\b", text[:m.start()]):
+        return None  # the date belongs to another clause
+    if not m:
+        return None
+    d = m.group("date")
+    if re.match(r"\d{4}-\d{2}", d):
+        return d
+    parts = d.split("/")
+    if len(parts) == 2:
+        mo, yr = parts
+        yr = yr if len(yr) == 4 else "20" + yr
+        return f"{yr}-{int(mo):02d}"
+    if len(parts) == 3:
+        mo, da, yr = parts
+        yr = yr if len(yr) == 4 else "20" + yr
+        return f"{yr}-{int(mo):02d}-{int(da):02d}"
+    word, year = d.replace(".", "").split()
+    return f"{year}-{_MONTHS[word[:3].lower()]:02d}"
+
+
+# -- procedure and imaging phrases ---------------------------------------------------------------------------------
+_SIDE = r"(?:left|right|bilateral|L|R|lt|rt|B/L|b/l)"
+BODY_SITES = (r"chest|abdomen|pelvis|abdomen/pelvis|abd/pelvis|C/A/P|CAP|A/P|chest/abdomen/pelvis|chest,\s+abdomen,?\s+"
+              r"(?:and\s+)?pelvis|abdomen\s+and\s+pelvis|brain|head|neck|head\s+and\s+neck|spine|(?:cervical|"
+              r"thoracic|lumbar|lumbosacral)\s+spine|[CLT]-spine|sinus(?:es)?|orbits?|thyroid|heart|cardiac|liver|"
+              r"kidneys?|renal|bladder|prostate|breasts?|axilla|bones?|whole\s+body|skull|face|shoulder|elbow|wrist|"
+              r"hand|fingers?|hip|knee|ankle|foot|feet|toes?|leg|arm|femur|tibia|humerus|ribs?|extremit(?:y|ies)|"
+              r"(?:lower|upper)\s+extremit(?:y|ies)|lungs?|mediastinum|adrenals?|skin|joint|neck\s+and\s+chest")
+_IMAGING_AFTER = re.compile(rf"^(?:\s+(?:scan|imaging|study|exam))?(?:\s+(?:of\s+)?(?:the\s+)?(?:{_SIDE}\s+)?"
+                            rf"(?:{BODY_SITES}))(?:\s+(?:with(?:out)?|w/o?|w/wo|with\s+and\s+without)\s+"
+                            rf"(?:IV\s+)?contrast)?(?![A-Za-z])", re.I)
+_IMAGING_BEFORE = re.compile(rf"(?:^|(?<=\s))(?:(?:{_SIDE}\s+)?(?:{BODY_SITES})\s+|{_SIDE}\s+)$", re.I)
+_PROC_BEFORE = re.compile(rf"(?:(?<![A-Za-z])(?:VATS|RATS|robotic(?:-assisted)?|laparoscopic|lap|open|minimally\s+invasive|"
+                          rf"diagnostic|therapeutic|partial|total|radical|simple|modified\s+radical|bilateral|"
+                          rf"{_SIDE}|(?-i:RUL|RML|RLL|LUL|LLL)|(?:right|left)\s+(?:upper|middle|lower)|"
+                          rf"(?:upper|middle|lower)|ultra-?low|extended|completion|segmental|sigmoid|"
+                          rf"(?:US|CT|ultrasound|stereotactic|MRI)-guided|image-guided)\s+)+$", re.I)
+
+
+_FINDING_BEFORE = re.compile(rf"(?:(?<![A-Za-z])(?:{_SIDE}|(?-i:RUL|RML|RLL|LUL|LLL)|(?:right|left)\s+(?:upper|middle|lower)\s+lobe|"
+                             rf"(?:upper|middle|lower)\s+lobe|hilar|mediastinal|axillary|supraclavicular|inguinal|"
+                             rf"hepatic|liver|brain|bone|osseous|adrenal|pleural|peritoneal|pulmonary|lung|breast|"
+                             rf"colonic|rectal|sigmoid|cecal|ascending|descending|transverse|subcapsular|endobronchial|"
+                             rf"spiculated|part-solid|solid|ground-glass|enlarged|enhancing|punctate|suspicious|residual|"
+                             rf"palpable|pedunculated|sessile|circumferential|synchronous|multiple|large|small|"
+                             rf"subcentimeter|FDG-avid|hypermetabolic|hypodense|irregular|dominant|index|\d+(?:\.\d+)?\s?(?:cm|mm))"
+                             rf"\s+)+$", re.I)
+_FINDING_AFTER = re.compile(rf"^\s+(?:in|of|at|involving)\s+(?:the\s+)?(?:{_SIDE}\s+)?(?:(?:ascending|descending|"
+                            rf"transverse|sigmoid)\s+colon|cecum|rectum|(?:right|left)\s+(?:upper|middle|lower)\s+lobe|"
+                            rf"(?-i:RUL|RML|RLL|LUL|LLL)|liver|lungs?|brain|breast|axilla|mediastinum|pelvis|"
+                            rf"seg(?:ment)?s?\s+\d(?:/\d)?)(?![A-Za-z])", re.I)
+
+
+def finding_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """A finding's span grown over its site and descriptors ("spiculated RUL mass", "mass in the
+    ascending colon", "enlarged L hilar node")."""
+    b = _FINDING_BEFORE.search(text[max(0, start - 80):start])
+    if b:
+        start -= len(b.group())
+    a = _FINDING_AFTER.match(text[end:end + 60])
+    if a:
+        end += a.end()
+    return start, end
+
+
+def imaging_extent(text: str, start: int, end: int) -> tuple[int, int]:
+    """An imaging test's span grown over its body site ("CT C/A/P", "MRI of the lumbar spine w/o contrast",
+    "R breast US")."""
+    m = _IMAGING_AFTER.match(text[end:end + 80])
+    if m:
+        end += m.end()
+    b = _IMAGING_BEFORE.search(text[max(0, start - 40):start])
+    if b:
+        start -= len(b.group())
+    return start, end
+
+
+def procedure_start(text: str, start: int) -> int:
+    """A procedure's span grown left over its approach, side and extent ("VATS LLL lobectomy", "robotic
+    right hemicolectomy", "L lumpectomy")."""
+    b = _PROC_BEFORE.search(text[max(0, start - 60):start])
+    return start - len(b.group()) if b else start
+
+
+def note_site(site_counts: Counter, cancer_sites: list[str]) -> str | None:
+    """The note's cancer site: the site of its coded cancer mentions, else the site most named in it."""
+    if cancer_sites:
+        return Counter(cancer_sites).most_common(1)[0][0]
+    groups = Counter({s: n for s, n in site_counts.items() if s in ("breast", "lung", "colorectal", "colon",
+                                                                     "rectum")})
+    return groups.most_common(1)[0][0] if groups else None
