@@ -25,6 +25,8 @@ _FORMAT = {
     "RxNorm": re.compile(r"^\d{1,9}$"),
     "DOID": re.compile(r"^DOID:\d{1,7}$"),
     "NCIT": re.compile(r"^C\d{1,7}$"),
+    "ATC": re.compile(r"^[A-Z](?:\d{2}(?:[A-Z](?:[A-Z](?:\d{2})?)?)?)?$"),
+    "regimen": re.compile(r"^[A-Z0-9][A-Z0-9\-]*$"),
 }
 
 

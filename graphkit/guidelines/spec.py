@@ -5,24 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-_STAGE = re.compile(r"^(0|IV|III|II|I)([ABC])?")
-_ROMAN = {"0": 0, "I": 1, "II": 2, "III": 3, "IV": 4}
-
-
-def stage_rank(stage: str, upper: bool = False) -> int:
-    """Order stages: 0 < I < IA < IB < ... < IV. A bare group is the whole group when used as a bound
-    ("II" as max covers IIC). O(1)."""
-    m = _STAGE.match(stage)
-    if not m:
-        raise ValueError(f"not a stage: {stage!r}")
-    sub = {"A": 1, "B": 2, "C": 3}.get(m.group(2) or "", 9 if upper else 0)
-    return _ROMAN[m.group(1)] * 10 + sub
+from graphkit.clinical.values import stage_rank  # noqa: F401 - the one owner of stage order (re-exported)
 
 
 @dataclass(frozen=True)
@@ -41,6 +29,7 @@ class Condition:
     stage_max: str | None = None
     site: str | None = None
     prior_step: str | None = None
+    ecog_max: int | None = None
 
     def as_dict(self) -> dict:
         d: dict = {}
@@ -52,7 +41,18 @@ class Condition:
             d["site"] = self.site
         if self.prior_step:
             d["prior_step"] = self.prior_step
+        if self.ecog_max is not None:
+            d["ecog_max"] = self.ecog_max
         return d
+
+
+@dataclass(frozen=True)
+class NotIndicated:
+    """When the source says a step is not indicated (or contraindicated) for a patient."""
+
+    when: Condition
+    reason: str
+    contraindicated: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ class Step:
     evidence_level: str | None = None
     evidence_source: str | None = None
     line: int = 0
+    not_indicated: tuple[NotIndicated, ...] = ()
 
 
 @dataclass
@@ -154,6 +155,15 @@ def _codes(items) -> tuple[Code, ...]:
     return tuple(Code(str(c["system"]), str(c["code"]), c.get("display")) for c in items or ())
 
 
+def condition_of(when: dict | None) -> Condition:
+    when = when or {}
+    stage = when.get("stage") or {}
+    return Condition(
+        biomarkers=tuple(sorted((str(k), str(v)) for k, v in (when.get("biomarkers") or {}).items())),
+        stage_min=stage.get("min"), stage_max=stage.get("max"), site=when.get("site"),
+        prior_step=when.get("prior_step"), ecog_max=when.get("ecog_max"))
+
+
 def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> GuidelineSpec:
     """Typed spec from schema-valid data (run the JSON Schema first)."""
     steps, edges = [], []
@@ -166,16 +176,12 @@ def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> Guideline
             timing=Timing(timing["after"], timing.get("min_days"), timing.get("max_days")) if timing else None,
             evidence_level=evidence.get("level"), evidence_source=evidence.get("source"),
             line=line_of(lines, ("steps", i)),
+            not_indicated=tuple(NotIndicated(condition_of(x["when"]), x["reason"], bool(x.get("contraindicated")))
+                                for x in s.get("not_indicated") or ()),
         ))
         for j, nxt in enumerate(s.get("next") or ()):
-            when = nxt.get("when") or {}
-            stage = when.get("stage") or {}
             edges.append(Edge(
-                source=s["id"], target=nxt["to"], note=nxt.get("note"),
-                when=Condition(
-                    biomarkers=tuple(sorted((str(k), str(v)) for k, v in (when.get("biomarkers") or {}).items())),
-                    stage_min=stage.get("min"), stage_max=stage.get("max"), site=when.get("site"),
-                    prior_step=when.get("prior_step")),
+                source=s["id"], target=nxt["to"], note=nxt.get("note"), when=condition_of(nxt.get("when")),
                 line=line_of(lines, ("steps", i, "next", j)),
             ))
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))

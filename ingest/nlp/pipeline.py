@@ -200,6 +200,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     for m in terms:
         overlap = [c for c in composed if c.start < m.end and m.start < c.end]
         same = [c for c in overlap if (c.start, c.end) == (m.start, m.end) and m.kind == "Cancer"]
+        if same and not same[0].concepts:
+            continue  # a histology alone: coded with the note's site (resolve_note), not as written
         if same:  # one span, two namings: keep the composed cancer with the term's codes too
             c = same[0]
             merged = tuple(dict.fromkeys(c.concepts + tuple(x for x in m.concepts if x not in c.concepts)))

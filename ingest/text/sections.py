@@ -29,7 +29,11 @@ CANONICAL = {
     "Procedures", "discharge diagnosis": "Discharge Diagnosis", "discharge instructions": "Discharge Instructions",
     "diagnosis": "Diagnosis", "pathology": "Pathology", "assessment and plan:": "Assessment and Plan",
     "medical history": "Past Medical History", "surgical history": "Past Surgical History",
-    "current medications": "Medications", "vitals reviewed": "Vital Signs", "results reviewed": "Results", "biomarkers": "Biomarkers", "instructions": "Instructions",
+    "vitals reviewed": "Vital Signs", "results reviewed": "Results", "biomarkers": "Biomarkers",
+    "instructions": "Instructions", "fhx": "Family History", "family hx": "Family History",
+    "fam hx": "Family History", "shx": "Social History", "social hx": "Social History",
+    "pmhx": "Past Medical History", "pshx": "Past Surgical History", "meds": "Medications",
+    "assessment/plan": "Assessment and Plan", "a&p": "Assessment and Plan", "impression/plan": "Assessment and Plan",
 }
 UNLABELED = "Unlabeled"
 
