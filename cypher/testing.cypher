@@ -56,3 +56,7 @@ RETURN t.id AS sentence, s.name AS section, n.id AS note, e.id AS encounter, p.i
 // name: concept_users
 MATCH (c:Concept {system: $system, code: $code})<-[:INSTANCE_OF]-(ev:Event)
 RETURN count(DISTINCT c) AS concepts, count(ev) AS events
+
+// name: note_flags
+MATCH (n:Note {id: $id})
+RETURN n.flags AS note_flags

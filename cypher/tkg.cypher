@@ -22,12 +22,12 @@ MATCH (a:Encounter {id: r.from}), (b:Encounter {id: r.to})
 MERGE (a)-[:NEXT_ENCOUNTER]->(b)
 
 // name: merge_notes
-// recorded_at, source (file:row) and pipeline (the extraction fingerprint) may be null.
+// recorded_at, source (file:row), pipeline (the extraction fingerprint) and flags may be null.
 UNWIND $rows AS r
 MATCH (e:Encounter {id: r.encounter})
 MERGE (n:Note {id: r.id})
 SET n.type = r.type, n.authored_at = r.authored_at, n.recorded_at = r.recorded_at, n.sha256 = r.sha256,
-    n.patient = r.patient, n.source = r.source, n.pipeline = r.pipeline
+    n.patient = r.patient, n.source = r.source, n.pipeline = r.pipeline, n.flags = r.flags
 MERGE (e)-[:DOCUMENTED_BY]->(n)
 
 // name: merge_sections

@@ -41,6 +41,10 @@ class IngestReport:
     quarantined: int = 0
     quarantine_file: str | None = None
     quarantine_reasons: dict = field(default_factory=dict)
+    # text kept but not coded, or coded with a caveat: conflict, invalid, spelling, derived-group,
+    # unknown-abbreviation -> count; the flagged facts are on their Event / Note nodes (``flags``)
+    flags: dict = field(default_factory=dict)
+    flagged_notes: int = 0
     stage_seconds: dict = field(default_factory=lambda: {"read": 0.0, "text": 0.0, "nlp": 0.0, "write": 0.0,
                                                                  "trajectory": 0.0})
 
@@ -84,7 +88,9 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     sentences of the batch go through ``nlp.pipe`` together. O(total text)."""
     from contextlib import nullcontext
 
+    from ingest.link.lexicon import load_lexicon
     from ingest.nlp import extract_mentions, resolve_note
+    from ingest.nlp.abbreviations import unknown_abbreviations
 
     stage = clock or (lambda name: nullcontext())
     with stage("text"):
@@ -100,12 +106,16 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
                 texts.extend(norm.text[t.start:t.end] for t in sents)
                 names.extend([s.name] * len(sents))
         mentions = extract_mentions(nlp, texts, names)
+    lexicon = getattr(nlp, "_graphkit_lexicon", None) or load_lexicon()
     graphs, k = [], 0
     for n, norm, secs in prepared:
         count = sum(len(s) for _, s in secs)
         texts = [norm.text[t.start:t.end] for _, sents in secs for t in sents]
         resolved = resolve_note(texts, mentions[k:k + count])  # note-level: site, derived stage, conflicts
-        graphs.append(note_graph(n, norm, secs, resolved, encounter_start[n.encounter]))
+        unknown = dict.fromkeys(a for t, ms in zip(texts, resolved)
+                                for a in unknown_abbreviations(t, [(m.start, m.end) for m in ms], lexicon))
+        graphs.append(note_graph(n, norm, secs, resolved, encounter_start[n.encounter],
+                                 tuple(f"unknown-abbreviation:{a}" for a in unknown)))
         k += count
     return graphs
 
@@ -208,6 +218,13 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
         report.notes_replaced += sum(outcome.get(n.id) == "replaced" for n in todo)
         report.notes_unchanged += len(batch) - len(written)
         report.events_from_notes += sum(len(g.events) for n, g in zip(todo, graphs) if n in written)
+        for n, g in zip(todo, graphs):
+            if n in written:
+                cats = [f.split(":", 1)[0] for e in g.events for f in (e["flags"] or ())]
+                cats += [f.split(":", 1)[0] for f in g.note["flags"] or ()]
+                for c in cats:
+                    report.flags[c] = report.flags.get(c, 0) + 1
+                report.flagged_notes += bool(cats)
         tick("notes", len(batch))
         batch.clear()
 

@@ -158,3 +158,18 @@ def test_a_new_pipeline_version_reprocesses_unchanged_notes(store, nlp, prefix, 
         assert (report.notes_replaced, report.notes_unchanged) == (2, 0)
     finally:
         nlp._graphkit_fingerprint = original
+
+
+def test_bad_values_are_kept_flagged_and_counted_in_the_summary(store, nlp, prefix, tmp_path):
+    notes = {"f1": ("2024-05-02T09:00", "Oncology follow-up",
+                    "Assessment: ER+ by IHC. ER negative on repeat. PD-L1 140%. Stage VI per outside note.\n"
+                    "Plan: continue anastrazole; QZXR follow-up with PCP.")}
+    report = _run(store, _folder(tmp_path, prefix, notes), tmp_path, nlp=nlp)
+    assert report.flags.get("conflict", 0) >= 2 and report.flags.get("invalid", 0) >= 2
+    assert report.flags.get("spelling") == 1 and report.flags.get("unknown-abbreviation") == 1
+    assert report.flagged_notes == 1
+    [row] = store.read("testing.note_flags", id=f"{prefix}f1")
+    assert row["note_flags"] == ["unknown-abbreviation:QZXR"]  # kept as text, never expanded
+    events = {e["text"]: e for e in store.read("testing.events_of_patient", patient=f"{prefix}p")}
+    stages = [e for e in events.values() if e["kind"] == "Stage"]
+    assert stages and not any(e["codes"] for e in stages)  # "stage VI" kept as text, never coded

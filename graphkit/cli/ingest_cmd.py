@@ -68,6 +68,10 @@ def notes(
             table.add_row(key.replace("_", " "), str(getattr(report, key)))
         console.print(table)
         console.print("stage seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in report.stage_seconds.items()))
+        if report.flags:
+            console.print(f"flagged (kept as text, not coded as something else) in {report.flagged_notes} note(s): "
+                          + ", ".join(f"{k} ×{v}" for k, v in sorted(report.flags.items()))
+                          + "  — see the `flags` property of Event and Note nodes")
     if report.quarantined:
         err_console.print(f"[yellow]{report.quarantined} record(s) quarantined[/] in {report.quarantine_file}: "
                           + ", ".join(f"{k} ×{v}" for k, v in report.quarantine_reasons.items()))

@@ -73,7 +73,7 @@ class NlpConfig:
     batch_size: int = 256
 
 
-PIPELINE_VERSION = "5"  # bump when extraction logic changes: stored notes are then re-processed
+PIPELINE_VERSION = "6"  # bump when extraction logic changes: stored notes are then re-processed
 
 
 def pipeline_fingerprint(config: NlpConfig | None = None) -> str:

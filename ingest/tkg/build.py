@@ -71,13 +71,14 @@ def note_sha(note: Note) -> str:
 
 
 def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, list[Sentence]]],
-               mentions: list[list[Mention]], encounter_start: datetime) -> NoteGraph:
-    """Rows for one note. ``mentions`` has one list per sentence, in note order. Offsets stored on
-    Sentence and EVIDENCED_BY point into the ORIGINAL note text."""
+               mentions: list[list[Mention]], encounter_start: datetime, flags: tuple[str, ...] = ()) -> NoteGraph:
+    """Rows for one note. ``mentions`` has one list per sentence, in note order; ``flags`` are the
+    note's own (unknown abbreviations). Offsets stored on Sentence and EVIDENCED_BY point into the
+    ORIGINAL note text."""
     recorded = note.recorded_at or note.authored_at
     g = NoteGraph(note={"id": note.id, "encounter": note.encounter, "patient": note.patient, "type": note.type,
                         "authored_at": note.authored_at, "recorded_at": recorded, "sha256": note_sha(note),
-                        "source": str(note.source) if note.source else None})
+                        "source": str(note.source) if note.source else None, "flags": list(flags) or None})
     k = 0
     order = 0
     for sec, sents in sections:
