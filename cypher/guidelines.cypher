@@ -9,7 +9,7 @@ RETURN g.sha256 AS sha256
 MERGE (g:Guideline {id: $id, version: $version})
 SET g.title = $title, g.effective_date = date($effective_date), g.sha256 = $sha256,
     g.condition = $condition, g.sources = $sources, g.source_file = $source_file,
-    g.loaded_at = datetime()
+    g.applies_when = $applies_when, g.spec = $spec, g.loaded_at = datetime()
 WITH g
 UNWIND $condition_codes AS c
 MERGE (k:Concept {system: c.system, code: c.code})
@@ -23,7 +23,8 @@ MERGE (s:GuidelineStep {uid: r.uid})
 SET s.id = r.id, s.guideline = $id, s.version = $version, s.kind = r.kind, s.category = r.category,
     s.name = r.name, s.description = r.description, s.terminal = r.terminal, s.entry = r.entry,
     s.order = r.order, s.timing_after = r.timing_after, s.min_days = r.min_days, s.max_days = r.max_days,
-    s.evidence_level = r.evidence_level, s.evidence_source = r.evidence_source
+    s.evidence_level = r.evidence_level, s.evidence_source = r.evidence_source,
+    s.not_indicated = r.not_indicated, s.establishes = r.establishes
 MERGE (g)-[:HAS_STEP]->(s)
 
 // name: merge_step_codes
@@ -39,7 +40,8 @@ UNWIND $rows AS r
 MATCH (a:GuidelineStep {uid: r.from}), (b:GuidelineStep {uid: r.to})
 MERGE (a)-[n:NEXT]->(b)
 SET n.condition = r.condition, n.biomarkers = r.biomarkers, n.stage_min = r.stage_min,
-    n.stage_max = r.stage_max, n.site = r.site, n.prior_step = r.prior_step, n.note = r.note
+    n.stage_max = r.stage_max, n.site = r.site, n.prior_step = r.prior_step, n.ecog_max = r.ecog_max,
+    n.note = r.note
 
 // name: merge_paths
 UNWIND $rows AS r

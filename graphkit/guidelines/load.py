@@ -35,13 +35,18 @@ def guideline_rows(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
               "timing_after": s.timing.after if s.timing else None,
               "min_days": s.timing.min_days if s.timing else None,
               "max_days": s.timing.max_days if s.timing else None,
-              "evidence_level": s.evidence_level, "evidence_source": s.evidence_source}
+              "evidence_level": s.evidence_level, "evidence_source": s.evidence_source,
+              "not_indicated": json.dumps([{"when": x.when.as_dict(), "reason": x.reason,
+                                            "contraindicated": x.contraindicated} for x in s.not_indicated])
+              if s.not_indicated else None,
+              "establishes": json.dumps(s.establishes.__dict__) if s.establishes else None}
              for i, s in enumerate(spec.steps)]
     codes = [{"uid": spec.uid(s.id), "system": c.system, "code": c.code, "display": c.display}
              for s in spec.steps for c in s.codes]
     edges = [{"from": spec.uid(e.source), "to": spec.uid(e.target), "condition": json.dumps(e.when.as_dict()),
               "biomarkers": [f"{k}={v}" for k, v in e.when.biomarkers], "stage_min": e.when.stage_min,
-              "stage_max": e.when.stage_max, "site": e.when.site, "prior_step": e.when.prior_step, "note": e.note}
+              "stage_max": e.when.stage_max, "site": e.when.site, "prior_step": e.when.prior_step, "ecog_max": e.when.ecog_max,
+              "note": e.note}
              for e in spec.edges]
     paths = enumerate_paths(spec, path_limit)
     path_rows = [{"id": p.id, "index": p.index, "length": len(p.steps), "step_ids": list(p.steps),
@@ -55,7 +60,9 @@ def guideline_rows(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
         ("guidelines.merge_guideline", {**key, "title": spec.title, "effective_date": spec.effective_date,
                                         "sha256": spec.sha256, "condition": spec.condition_name,
                                         "sources": json.dumps(list(spec.sources)), "source_file": spec.file,
-                                        "condition_codes": [c.__dict__ for c in spec.condition_codes]}),
+                                        "condition_codes": [c.__dict__ for c in spec.condition_codes],
+                                        "applies_when": json.dumps(spec.applies_when.as_dict()),
+                                        "spec": json.dumps(spec.data, sort_keys=True)}),
         ("guidelines.merge_steps", {**key, "rows": steps}),
         ("guidelines.merge_step_codes", {"rows": codes}),
         ("guidelines.merge_step_edges", {"rows": edges}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 
 import networkx as nx
@@ -27,17 +28,29 @@ class GuidelinePath:
     steps: tuple[str, ...]
     conditions: dict  # merged edge conditions along the path
     contradiction: str | None = None  # why no patient could ever follow it
+    edges: tuple[Edge, ...] = ()  # the edge taken at each hop (one of its alternatives)
 
 
 def step_graph(spec: GuidelineSpec) -> nx.DiGraph:
-    """The steps as a DiGraph; node and edge insertion follow the file, which fixes path order."""
+    """The steps as a DiGraph; node and edge insertion follow the file, which fixes path order. Several
+    ``next`` entries to the same step are alternatives (an OR of their conditions): the edge keeps them
+    all in ``alternatives``, and ``edge`` is the first."""
     g = nx.DiGraph()
     for order, step in enumerate(spec.steps):
         g.add_node(step.id, order=order, kind=step.kind, terminal=step.terminal)
     for edge in spec.edges:
-        if edge.target in g:
-            g.add_edge(edge.source, edge.target, edge=edge)
+        if edge.target not in g:
+            continue
+        if g.has_edge(edge.source, edge.target):
+            g.edges[edge.source, edge.target]["alternatives"].append(edge)
+        else:
+            g.add_edge(edge.source, edge.target, edge=edge, alternatives=[edge])
     return g
+
+
+def edge_choices(g: nx.DiGraph, steps: tuple[str, ...] | list[str]) -> list[tuple[Edge, ...]]:
+    """Every combination of alternative edges along a step sequence (one per hop), in file order."""
+    return list(itertools.product(*(g.edges[u, v]["alternatives"] for u, v in zip(steps, steps[1:]))))
 
 
 def entry_steps(g: nx.DiGraph) -> list[str]:
@@ -59,7 +72,7 @@ def count_paths(g: nx.DiGraph, sources: list[str]) -> int:
         if g.out_degree(node) == 0:
             total += ways[node]
         for succ in g.successors(node):
-            ways[succ] += ways[node]
+            ways[succ] += ways[node] * len(g.edges[node, succ]["alternatives"])
     return total
 
 
@@ -68,7 +81,7 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
     that made it contradictory). O(len(edges))."""
     markers: dict[str, str] = {}
     lo, hi, lo_s, hi_s = -1, 10**6, None, None
-    sites, priors = [], []
+    sites, priors, ecog = [], [], None
     for i, e in enumerate(edges):
         w = e.when
         for name, value in w.biomarkers:
@@ -87,6 +100,8 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
             sites.append(w.site)
         if w.prior_step and w.prior_step not in priors:
             priors.append(w.prior_step)
+        if w.ecog_max is not None:
+            ecog = w.ecog_max if ecog is None else min(ecog, w.ecog_max)
     merged: dict = {}
     if markers:
         merged["biomarkers"] = markers
@@ -96,11 +111,18 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
         merged["sites"] = sites
     if priors:
         merged["prior_steps"] = priors
+    if ecog is not None:
+        merged["ecog_max"] = ecog
     return merged, None, None
 
 
-def _path_id(spec: GuidelineSpec, steps: tuple[str, ...]) -> str:
-    digest = hashlib.sha1("/".join(steps).encode()).hexdigest()[:10]
+def _path_id(spec: GuidelineSpec, steps: tuple[str, ...], edges: tuple[Edge, ...] = ()) -> str:
+    """Stable id from the step sequence (plus the chosen alternative edges' lines, where a hop has
+    several): other paths changing never renames this one."""
+    key = "/".join(steps)
+    if any(e.line for e in edges):
+        key += "|" + ",".join(str(e.line) for e in edges)
+    digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     return f"{spec.id}@{spec.version}#{digest}"
 
 
@@ -131,8 +153,10 @@ def enumerate_paths(spec: GuidelineSpec, limit: int = DEFAULT_PATH_LIMIT,
         paths.extend(tuple(p) for p in nx.all_simple_paths(g, source, sinks))
     out = []
     for steps in paths:
-        edges = [g.edges[u, v]["edge"] for u, v in zip(steps, steps[1:])]
-        merged, contradiction, _ = merge_conditions(edges)
-        if contradiction is None or include_infeasible:
-            out.append(GuidelinePath(len(out), _path_id(spec, steps), steps, merged, contradiction))
+        choices = edge_choices(g, steps)
+        for edges in choices:
+            merged, contradiction, _ = merge_conditions(list(edges))
+            if contradiction is None or include_infeasible:
+                out.append(GuidelinePath(len(out), _path_id(spec, steps, edges if len(choices) > 1 else ()),
+                                         steps, merged, contradiction, edges))
     return out

@@ -56,6 +56,19 @@ class NotIndicated:
 
 
 @dataclass(frozen=True)
+class Establishes:
+    """What an assessment step documents: its biomarkers, a stage (clinical, pathological or any),
+    the performance status."""
+
+    biomarkers: tuple[str, ...] = ()
+    stage: str | None = None
+    performance_status: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.biomarkers or self.stage or self.performance_status)
+
+
+@dataclass(frozen=True)
 class Edge:
     source: str
     target: str
@@ -80,11 +93,13 @@ class Step:
     category: str | None = None
     terminal: bool = False
     codes: tuple[Code, ...] = ()
-    timing: Timing | None = None
+    timing: Timing | None = None  # the first window (what the descriptive aligner checks)
     evidence_level: str | None = None
     evidence_source: str | None = None
     line: int = 0
     not_indicated: tuple[NotIndicated, ...] = ()
+    establishes: Establishes = Establishes()
+    timings: tuple[Timing, ...] = ()  # every window, one per anchor step
 
 
 @dataclass
@@ -101,6 +116,8 @@ class GuidelineSpec:
     file: str = ""
     sha256: str = ""
     lines: dict = field(default_factory=dict, repr=False)
+    applies_when: Condition = Condition()
+    data: dict = field(default_factory=dict, repr=False)  # the schema-valid document (stored in the graph)
 
     def step(self, step_id: str) -> Step:
         return next(s for s in self.steps if s.id == step_id)
@@ -168,16 +185,19 @@ def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> Guideline
     """Typed spec from schema-valid data (run the JSON Schema first)."""
     steps, edges = [], []
     for i, s in enumerate(data["steps"]):
-        timing = s.get("timing")
+        raw = s.get("timing")
+        windows = tuple(Timing(t["after"], t.get("min_days"), t.get("max_days"))
+                        for t in ([raw] if isinstance(raw, dict) else raw or ()))
         evidence = s.get("evidence") or {}
         steps.append(Step(
             id=s["id"], kind=s["kind"], name=s["name"], description=" ".join(s["description"].split()),
             category=s.get("category"), terminal=bool(s.get("terminal", False)), codes=_codes(s.get("codes")),
-            timing=Timing(timing["after"], timing.get("min_days"), timing.get("max_days")) if timing else None,
+            timing=windows[0] if windows else None, timings=windows,
             evidence_level=evidence.get("level"), evidence_source=evidence.get("source"),
             line=line_of(lines, ("steps", i)),
             not_indicated=tuple(NotIndicated(condition_of(x["when"]), x["reason"], bool(x.get("contraindicated")))
                                 for x in s.get("not_indicated") or ()),
+            establishes=_establishes(s.get("establishes")),
         ))
         for j, nxt in enumerate(s.get("next") or ()):
             edges.append(Edge(
@@ -191,4 +211,15 @@ def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> Guideline
         condition_codes=_codes(data["condition"]["codes"]), sources=tuple(data["sources"]),
         steps=tuple(steps), edges=tuple(edges), file=file,
         sha256=hashlib.sha256(canonical.encode()).hexdigest(), lines=lines,
+        applies_when=condition_of(data["condition"].get("when")), data=data,
     )
+
+
+def _establishes(raw: dict | None) -> Establishes:
+    raw = raw or {}
+    return Establishes(tuple(raw.get("biomarkers") or ()), raw.get("stage"), bool(raw.get("performance_status")))
+
+
+def spec_from_json(text: str, file: str = "") -> GuidelineSpec:
+    """A spec from the JSON stored on its (:Guideline) node: reasoning reads the graph, never the file."""
+    return build_spec(json.loads(text), {}, file)

@@ -17,9 +17,10 @@ import networkx as nx
 import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
+from graphkit.clinical.values import STATUSES
 from graphkit.guidelines.codes import code_problem
 from graphkit.guidelines.paths import (DEFAULT_PATH_LIMIT, PathLimitError, count_paths, entry_steps,
-                                       merge_conditions, step_graph)
+                                       merge_conditions, step_graph, edge_choices)
 from graphkit.guidelines.spec import GuidelineSpec, build_spec, line_of, read_yaml, stage_rank
 
 
@@ -114,8 +115,9 @@ def graph_problems(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
             out.append(Problem(f, e.line, "unknown-reference",
                                f"step {e.source!r}: when.prior_step {e.when.prior_step!r} is not a step"))
     for s in spec.steps:
-        if s.timing and s.timing.after not in known:
-            out.append(Problem(f, s.line, "unknown-reference", f"step {s.id!r}: timing.after {s.timing.after!r} is not a step"))
+        for t in s.timings:
+            if t.after not in known:
+                out.append(Problem(f, s.line, "unknown-reference", f"step {s.id!r}: timing.after {t.after!r} is not a step"))
         if s.evidence_source and s.evidence_source not in sources:
             out.append(Problem(f, s.line, "unknown-reference",
                                f"step {s.id!r}: evidence.source {s.evidence_source!r} is not in sources"))
@@ -127,6 +129,8 @@ def graph_problems(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
     for j, c in enumerate(spec.condition_codes):
         if (why := code_problem(c.system, c.code)):
             out.append(Problem(f, line_of(lines, ("condition", "codes", j)), "malformed-code", f"condition: {why}"))
+
+    out.extend(_condition_problems(spec, known))
 
     g = step_graph(spec)
     cycles = list(nx.simple_cycles(g))
@@ -152,13 +156,14 @@ def graph_problems(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
         if not declares_next and s.kind != "FollowUp" and not s.terminal:
             out.append(Problem(f, s.line, "dead-end", f"{s.kind} step {s.id!r} has no next step "
                                                        "(add `next`, make it FollowUp, or mark it `terminal: true`)"))
-        if s.timing and s.timing.after in known:
-            if s.timing.after not in nx.ancestors(g, s.id):
-                out.append(Problem(f, s.line, "timing", f"step {s.id!r}: timing.after {s.timing.after!r} never comes "
+        for t in (t for t in s.timings if t.after in known):
+            if t.after not in nx.ancestors(g, s.id):
+                out.append(Problem(f, s.line, "timing", f"step {s.id!r}: timing.after {t.after!r} never comes "
                                                          "before this step on any path"))
-            if None not in (s.timing.min_days, s.timing.max_days) and s.timing.min_days > s.timing.max_days:
-                out.append(Problem(f, s.line, "contradictory-condition",
-                                   f"step {s.id!r}: timing min_days {s.timing.min_days} > max_days {s.timing.max_days}"))
+            if None not in (t.min_days, t.max_days) and t.min_days > t.max_days:
+                out.append(Problem(f, s.line, "timing",
+                                   f"step {s.id!r}: impossible window after {t.after!r}: min_days {t.min_days} > "
+                                   f"max_days {t.max_days}"))
 
     for e in spec.edges:
         w = e.when
@@ -179,6 +184,34 @@ def graph_problems(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
     return out
 
 
+def _condition_problems(spec: GuidelineSpec, known: set[str]) -> list[Problem]:
+    """Biomarker names and statuses a patient state can hold, references of not-indicated conditions and
+    of what a step establishes: a typo ("HER-2", "ER: mutated") would make a condition forever unknown."""
+    f, out = spec.file, []
+    whens = [(e.line, f"edge {e.source} -> {e.target}", e.when) for e in spec.edges]
+    whens += [(s.line, f"step {s.id!r} not_indicated", x.when) for s in spec.steps for x in s.not_indicated]
+    whens.append((line_of(spec.lines, ("condition",)), "condition.when", spec.applies_when))
+    for line, where, w in whens:
+        for name, status in w.biomarkers:
+            if name not in STATUSES:
+                out.append(Problem(f, line, "unknown-reference", f"{where}: biomarker {name!r} is not one of "
+                                                                 f"{', '.join(sorted(STATUSES))}"))
+            elif status != "any" and status not in STATUSES[name]:
+                out.append(Problem(f, line, "contradictory-condition",
+                                   f"{where}: {name} is never {status!r} (one of {', '.join(sorted(STATUSES[name]))})"))
+        if w.prior_step and w.prior_step not in known:
+            out.append(Problem(f, line, "unknown-reference", f"{where}: prior_step {w.prior_step!r} is not a step"))
+        if w.stage_min and w.stage_max and stage_rank(w.stage_min) > stage_rank(w.stage_max, upper=True):
+            out.append(Problem(f, line, "contradictory-condition",
+                               f"{where}: stage min {w.stage_min} is above max {w.stage_max}"))
+    for s in spec.steps:
+        for name in s.establishes.biomarkers:
+            if name not in STATUSES:
+                out.append(Problem(f, s.line, "unknown-reference",
+                                   f"step {s.id!r}: establishes biomarker {name!r}, which no patient state holds"))
+    return out
+
+
 def _path_contradictions(spec: GuidelineSpec, g: nx.DiGraph, entries: list[str]) -> list[Problem]:
     """Edges whose condition conflicts with an earlier one on some path (reported once per edge).
 
@@ -189,13 +222,14 @@ def _path_contradictions(spec: GuidelineSpec, g: nx.DiGraph, entries: list[str])
     sinks = [n for n in g if g.out_degree(n) == 0]
     for source in entries:
         for steps in nx.all_simple_paths(g, source, sinks):
-            edges = [g.edges[u, v]["edge"] for u, v in zip(steps, steps[1:])]
-            _, why, at = merge_conditions(edges)
-            if why and edges[at].line not in found:
-                e = edges[at]
-                found[e.line] = Problem(spec.file, e.line, "infeasible-path",
-                                        f"edge {e.source} -> {e.target} cannot follow {' -> '.join(steps[:at + 1])}: "
-                                        f"{why}; such paths are left out", severity="warning")
+            for edges in edge_choices(g, steps):
+                _, why, at = merge_conditions(list(edges))
+                if why and edges[at].line not in found:
+                    e = edges[at]
+                    found[e.line] = Problem(spec.file, e.line, "infeasible-path",
+                                            f"edge {e.source} -> {e.target} cannot follow "
+                                            f"{' -> '.join(steps[:at + 1])}: {why}; such paths are left out",
+                                            severity="warning")
     return list(found.values())
 
 
