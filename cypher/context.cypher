@@ -66,7 +66,9 @@ OPTIONAL MATCH (ev:Event {id: id})
 OPTIONAL MATCH (s:Sentence {id: id})
 OPTIONAL MATCH (g:GuidelineStep {uid: id})
 OPTIONAL MATCH (ci:ConformanceItem {id: id})
-WITH id, coalesce(ev, s, g, ci) AS node
+OPTIONAL MATCH (n:CareItem {id: id})
+OPTIONAL MATCH (a:CareAssessment {id: id})
+WITH id, coalesce(ev, s, g, ci, n, a) AS node
 WHERE node IS NOT NULL
 RETURN id, labels(node)[0] AS label
 
@@ -88,7 +90,9 @@ CALL {
   OPTIONAL MATCH (s:Sentence {id: c.id}) WHERE c.label = 'Sentence'
   OPTIONAL MATCH (g:GuidelineStep {uid: c.id}) WHERE c.label = 'GuidelineStep'
   OPTIONAL MATCH (ci:ConformanceItem {id: c.id}) WHERE c.label = 'ConformanceItem'
-  RETURN coalesce(ev, s, g, ci) AS target
+  OPTIONAL MATCH (n:CareItem {id: c.id}) WHERE c.label = 'CareItem'
+  OPTIONAL MATCH (a:CareAssessment {id: c.id}) WHERE c.label = 'CareAssessment'
+  RETURN coalesce(ev, s, g, ci, n, a) AS target
 }
 WITH r, c, target WHERE target IS NOT NULL
 CREATE (r)-[:CITES {alias: c.alias, part: c.part}]->(target)

@@ -27,3 +27,9 @@ CREATE INDEX encounter_start IF NOT EXISTS FOR (n:Encounter) ON (n.start);
 CREATE INDEX note_sha256 IF NOT EXISTS FOR (n:Note) ON (n.sha256);
 CREATE INDEX concept_code IF NOT EXISTS FOR (n:Concept) ON (n.code);
 CREATE FULLTEXT INDEX sentence_text IF NOT EXISTS FOR (n:Sentence) ON EACH [n.text];
+
+// migration: 3 patient state and normative reasoning
+CREATE CONSTRAINT patient_state_id IF NOT EXISTS FOR (n:PatientState) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT care_assessment_id IF NOT EXISTS FOR (n:CareAssessment) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT care_item_id IF NOT EXISTS FOR (n:CareItem) REQUIRE n.id IS UNIQUE;
+CREATE INDEX care_assessment_key IF NOT EXISTS FOR (n:CareAssessment) ON (n.key);

@@ -575,3 +575,68 @@ def marker_satisfies(required: str, observed: str) -> bool | None:
     if observed == "equivocal":
         return None
     return False
+
+
+# -- structured observations (FHIR) ------------------------------------------------------------------------------
+_QUALIFIER = re.compile(r"\((?:qualifier value|finding|observable entity)\)|American Joint Committee on Cancer", re.I)
+_ISH_RATIO = re.compile(r"(?P<op>greater than|more than|>=?|less than|<=?)\s*(?P<x>\d+(?:\.\d+)?)", re.I)
+
+
+def observation_values(kind: str, display: str, value: str | None) -> tuple[tuple[str, ...], dict]:
+    """Normalized values of a coded observation, so that structured facts are stored exactly like note
+    facts: a biomarker result ("Estrogen+Progesterone receptor Ag [Presence] ..." = "Positive (qualifier
+    value)") → ("ER=positive", "PR=positive"); a stage observation ("Stage group.clinical" = "Stage 2")
+    → ("II",) with its basis; a TNM class ("Primary tumor.clinical" = "cT1") → ("cT1",); a diagnosis that
+    names its stage ("Non-small cell carcinoma of lung, TNM stage 1") → ("I",). ((), {}) when nothing
+    is recognized. O(len(display) + len(value))."""
+    text = _QUALIFIER.sub(" ", value or "").strip()
+    if kind == "Biomarker":
+        names = ("ER", "PR") if re.search(r"estrogen\s*\+\s*progesterone", display, re.I) else \
+            tuple(dict.fromkeys(name for name, rx in _MARKER_NAMES if name not in ("TNBC", "RAS", "BRCA")
+                                and re.search(rf"(?<![A-Za-z0-9])(?:{rx})(?![A-Za-z])", display, re.I)))[:1]
+        m = _ISH_RATIO.search(text)
+        if m and names == ("HER2",):
+            x, greater = float(m.group("x")), m.group("op").lower().startswith(("greater", "more", ">"))
+            text = "FISH amplified" if greater and x >= 2.0 else "FISH not amplified" if not greater and x <= 2.0 \
+                else "equivocal"
+        values, detail = [], {}
+        for name in names:
+            for b in find_biomarkers(f"{name} {text}"):
+                values += [v for v in b.values if v.split("=", 1)[0] == name]
+                detail.update(b.detail)
+        return tuple(dict.fromkeys(values)), detail
+    if kind in ("Stage", "Cancer"):
+        source = text if kind == "Stage" else display
+        basis = "clinical" if re.search(r"\.clinical|clinical", display, re.I) else \
+            "pathological" if re.search(r"patholog", display, re.I) else None
+        found = find_stages(source)
+        if not found and kind == "Stage":
+            m = re.fullmatch(r"([cp]|yp)?(M[01][a-d]?|M[xX])", source.strip())
+            if m:
+                return ((m.group(1) or "") + m.group(2),), {"basis": basis, "m": m.group(2)} if basis else {"m": m.group(2)}
+        if not found:
+            return (), {}
+        f = found[0]
+        detail = {"basis": f.basis or basis} if (f.basis or basis) else {}
+        if f.tnm:
+            detail.update({k: v for k, v in (("t", f.tnm.t), ("n", f.tnm.n), ("m", f.tnm.m)) if v})
+        return (f.value,), detail
+    return (), {}
+
+
+def derived_markers(markers: dict[str, str]) -> dict[str, str]:
+    """Markers that follow from others, as guidelines use them: HR is positive when ER or PR is
+    positive and negative when both are negative; MSI-H and dMMR state the same fact (so do MSS/MSI-L
+    and pMMR). Only markers not stated themselves are returned. O(1)."""
+    out: dict[str, str] = {}
+    er, pr = markers.get("ER"), markers.get("PR")
+    if "HR" not in markers:
+        if "positive" in (er, pr):
+            out["HR"] = "positive"
+        elif er == "negative" and pr == "negative":
+            out["HR"] = "negative"
+    if "MSI" not in markers and markers.get("MMR") in ("deficient", "proficient"):
+        out["MSI"] = "high" if markers["MMR"] == "deficient" else "stable"
+    if "MMR" not in markers and markers.get("MSI") in ("high", "stable", "low"):
+        out["MMR"] = "deficient" if markers["MSI"] == "high" else "proficient"
+    return out

@@ -25,7 +25,8 @@ class Citations:
     def cite(self, node_id: str, label: str) -> str:
         if node_id in self._by_id:
             return self._by_id[node_id]
-        prefix = {"Event": "E", "Sentence": "S", "GuidelineStep": "G", "ConformanceItem": "C"}[label]
+        prefix = {"Event": "E", "Sentence": "S", "GuidelineStep": "G", "ConformanceItem": "C", "CareItem": "N",
+                  "CareAssessment": "A"}[label]
         self._count[prefix] = self._count.get(prefix, 0) + 1
         alias = f"{prefix}{self._count[prefix]}"
         self.by_alias[alias] = (node_id, label)
@@ -48,6 +49,7 @@ class PatientContext:
     conformance: list[dict]
     sentences: list[dict]
     citations: Citations = field(default_factory=Citations)
+    reasoning: object | None = None  # graphkit.reason.job.PatientReasoning, when computed
 
     @property
     def run(self) -> str | None:
@@ -115,12 +117,14 @@ def render_graph_context(ctx: PatientContext) -> str:
         lines.append("Ruled out or family history (not the patient's events):")
         for e in ctx.negations[:6]:
             lines.append(f"- {e['date']}: {e['assertion']} {e['kind']} {e['text']} [{cite(e['id'], 'Event')}]")
+    if ctx.reasoning is not None:
+        lines += normative_lines(ctx.reasoning, cite)
     a = ctx.alignment
     if not a or not a["path"]:
-        lines.append("Guideline alignment: " + (f"none ({a['reason'] or a['status']})" if a else "not run yet."))
+        lines.append("Descriptive alignment: " + (f"none ({a['reason'] or a['status']})" if a else "not run yet."))
         return "\n".join(lines)
-    lines.append(f"Guideline: {a['guideline']} version {a['version']}, followed path {a['path']} "
-                 f"(conditions {a['conditions']}); each step with its status:")
+    lines.append(f"Descriptive alignment (the path that best explains the recorded care; for context only): "
+                 f"{a['guideline']} version {a['version']}, path {a['path']} (conditions {a['conditions']}):")
     status = {c["step_uid"]: c for c in ctx.conformance if c["type"] in ("matched", "missing", "pending")}
     for st in a["steps"]:
         c = status.get(st["uid"])
@@ -141,6 +145,33 @@ def render_graph_context(ctx: PatientContext) -> str:
             ev = "".join(f"[{cite(x, 'Event')}]" for x in c["events"][:1])
             lines.append(f"- {c['type']} {c['date'] or ''}: {c['detail']} [{cite(c['id'], 'ConformanceItem')}]{ev}")
     return "\n".join(lines)
+
+
+def normative_lines(r, cite) -> list[str]:
+    """The normative assessment as prompt lines (what the recommendation must come from)."""
+    from graphkit.reason.job import assessment_id
+
+    lines = []
+    applicable = [a for a in r.assessments if a.applies]
+    if not applicable:
+        reasons = "; ".join(sorted({a.reason for a in r.assessments if a.reason})) or "no guideline loaded"
+        ref = f"[{cite(assessment_id(r.assessments[0]), 'CareAssessment')}]" if r.assessments else ""
+        return [f"Guideline reasoning: no guideline applies ({reasons}); make no treatment recommendation {ref}"]
+    for a in applicable:
+        lines.append(f"Guideline reasoning for {a.guideline} version {a.version} (normative: what the guideline "
+                     f"says should happen for this patient's state); steps with their status:")
+        for i in sorted(a.items, key=lambda i: i.position):
+            extra = "".join(f", {k} {v}" for k, v in (("done", i.date), ("due from", i.due_from),
+                                                       ("overdue since", i.overdue_since), ("why", i.reason),
+                                                       ("option at", i.option_of)) if v)
+            lines.append(f"- {i.name}: {i.status}{extra} [{cite(i.step_uid, 'GuidelineStep')}]"
+                         f"[{cite(i.item_id(a.patient, a.guideline, a.version, a.at), 'CareItem')}]")
+        for m in a.missing_info:
+            ref = f"[{cite(m.step_uid, 'GuidelineStep')}]" if m.step_uid else ""
+            lines.append(f"- missing information: {m.fact} {m.state} (test or document it) {ref}")
+        if a.disagreement:
+            lines.append(f"- note: {a.disagreement}")
+    return lines
 
 
 def next_steps(ctx: PatientContext) -> list[dict]:

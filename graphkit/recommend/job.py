@@ -11,7 +11,8 @@ from graphkit.context.pack import PackedPrompt, pack
 from graphkit.context.subgraph import load_context
 from graphkit.context.tokens import token_counter
 from graphkit.llm import LLMError
-from graphkit.recommend.deterministic import summarize
+from graphkit.reason.job import PatientReasoning, assess_patient
+from graphkit.recommend.normative import normative_text
 from graphkit.recommend.validate import check_citations, split_answer
 from graphkit.store import GraphStore
 
@@ -27,24 +28,32 @@ class Recommendation:
     mode: str            # no-llm | llm | llm-fallback
     model: str
     run: str | None
-    status: str          # ok | partial (LLM answer unusable, no-LLM result stored) | no-alignment
+    status: str          # ok | partial (LLM answer unusable, no-LLM result stored) | no-guideline
     prompt_tokens: int
     citations: list[dict] = field(default_factory=list)   # alias, id, label, part
     unknown: list[str] = field(default_factory=list)
     uncited: list[str] = field(default_factory=list)
     note: str | None = None
     pack_ms: float = 0.0
+    reasoning: PatientReasoning | None = field(default=None, repr=False)
 
 
 def recommend_patient(store: GraphStore, patient: str, embedder, llm=None, budget: int = 2048,
                       question: str | None = None, tokenizer: str = "minilm", save: bool = True,
-                      cptf=None) -> Recommendation:
+                      cptf=None, at=None, guidelines=None) -> Recommendation:
     """One patient's summary and recommendation, citations validated and stored with CITES links.
-    ``cptf``: a ``graphkit.context.cptf.CPTF`` to filter the note sentences into the prompt."""
+
+    The recommendation comes from the normative assessment (``graphkit.reason``: the patient state,
+    the guideline paths the patient is eligible for, what is due, overdue or missing on them), which
+    is stored first (state snapshot, care assessment and items) so that every citation resolves; the
+    descriptive alignment is shown beside it. ``cptf``: a ``graphkit.context.cptf.CPTF`` to filter the
+    note sentences into the prompt. ``at``: the date to reason at (default: today)."""
+    reasoning = assess_patient(store, patient, at, save=True, guidelines=guidelines)
     ctx = load_context(store, patient)
+    ctx.reasoning = reasoning
     prompt: PackedPrompt = pack(ctx, token_counter(tokenizer), embedder, budget=budget, question=question,
                                 cptf=cptf)
-    det_summary, det_text = summarize(ctx)  # aliases are shared with the prompt's
+    det_summary, det_text = normative_text(reasoning, ctx.citations.cite, ctx.negations)
     mode, model, note = "no-llm", "graphkit-deterministic", None
     summary, text = det_summary, det_text
     if llm is not None:
@@ -72,12 +81,12 @@ def recommend_patient(store: GraphStore, patient: str, embedder, llm=None, budge
                           "part": "summary" if f"[{a}]" in summary else "recommendation"})
         else:
             check.unknown.append(a)
-    status = "ok" if ctx.alignment and ctx.alignment["path"] else "no-alignment"
+    status = "ok" if reasoning.applicable else "no-guideline"
     if mode == "llm-fallback":
         status = "partial"
     rid = "rec-" + hashlib.sha256(f"{patient}|{dt.datetime.now(dt.timezone.utc).isoformat()}|{text}".encode()).hexdigest()[:16]
     rec = Recommendation(rid, patient, summary, text, mode, model, ctx.run, status, prompt.tokens, cites,
-                         check.unknown, check.uncited, note, prompt.ms)
+                         check.unknown, check.uncited, note, prompt.ms, reasoning)
     if save:
         store.write("context.write_recommendation", patient=patient, id=rid, summary=summary, text=text,
                     model=model, mode=mode, run=ctx.run, status=status, prompt_tokens=prompt.tokens,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from graphkit.context.subgraph import Citations
 
-ALIAS = re.compile(r"\[([ESGC]\d+)\]")
+ALIAS = re.compile(r"\[([ESGCNA]\d+)\]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 

@@ -405,3 +405,45 @@ def note_site(site_counts: Counter, cancer_sites: list[str]) -> str | None:
     groups = Counter({s: n for s, n in site_counts.items() if s in ("breast", "lung", "colorectal", "colon",
                                                                      "rectum")})
     return groups.most_common(1)[0][0] if groups else None
+
+
+# -- treatment course status -------------------------------------------------------------------------------------
+# Verb cues of a treatment's course, nearest first. Planned/declined/negated are assertions (ConText),
+# not statuses: a status says how a treatment that happened stands.
+_STATUS_CUES = (
+    ("stopped", r"stopped|discontinued|d/c'?d|held|halted|ceased|abandoned|terminated|off\s+(?:of\s+)?|"
+                r"switched\s+from|(?:stopped|discontinued)\s+(?:early|prematurely)|due\s+to\s+(?:toxicity|intolerance)|"
+                r"not\s+tolerated|intoleran(?:t|ce)"),
+    ("completed", r"completed|complete[ds]?|finished|s/p|status\s+post|underwent|received|was\s+given|"
+                  r"had\s+(?:a|an)?|post[- ]?(?:op|operative)|after\s+(?:\d+\s+)?cycles|x\s?\d+\s+cycles|"
+                  r"\d+\s+(?:of\s+)?\d+\s+cycles|resected|performed|done"),
+    ("ongoing", r"remains?\s+on|currently\s+on|still\s+on|continues?|continuing|currently|tolerating|cycle\s+\d+\s+(?:day|d)\s*\d+|"
+                r"C\d+D\d+|maintenance|ongoing|taking"),
+    ("started", r"started|starts|initiated|began|commenced|first\s+(?:dose|cycle|infusion)|C1D1|cycle\s+1\b"),
+)
+_STATUS_RX = [(status, re.compile(rf"(?<![A-Za-z])(?:{cues})(?![A-Za-z])", re.I)) for status, cues in _STATUS_CUES]
+_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b", re.I)
+
+
+def treatment_status(text: str, start: int, end: int) -> str | None:
+    """How a treatment mentioned at [start, end) stands in its clause: stopped, completed, ongoing or
+    started (the cue nearest the mention wins; "stopped" beats the others in the same clause, since
+    "completed 2 of 4 cycles, stopped for neutropenia" is a stop). None when the clause says nothing.
+    O(clause length)."""
+    left = text[max(0, start - 60):start]
+    cut = max((m.end() for m in _CLAUSE_END.finditer(left)), default=0)
+    left = left[cut:]
+    right = text[end:end + 60]
+    stop = _CLAUSE_END.search(right)
+    right = right[:stop.start()] if stop else right
+    found: list[tuple[int, int, str]] = []  # (priority, distance, status)
+    for rank, (status, rx) in enumerate(_STATUS_RX):
+        for m in rx.finditer(left):
+            found.append((0 if status == "stopped" else 1, len(left) - m.end(), status))
+        for m in rx.finditer(right):
+            found.append((0 if status == "stopped" else 1, m.start(), status))
+    if re.search(r"(?<![A-Za-z])on\s*$", left, re.I):
+        found.append((1, 0, "ongoing"))  # "on letrozole": only right before the drug ("on 3/1" is a date)
+    if not found:
+        return None
+    return min(found)[2]

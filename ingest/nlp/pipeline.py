@@ -73,7 +73,7 @@ class NlpConfig:
     batch_size: int = 256
 
 
-PIPELINE_VERSION = "6"  # bump when extraction logic changes: stored notes are then re-processed
+PIPELINE_VERSION = "7"  # bump when extraction logic changes: stored notes are then re-processed
 
 
 def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
@@ -313,6 +313,9 @@ def _with_details(text: str, f: Found) -> Found:
         started = oncology.start_date(text[end:])
         if started:
             detail["start"] = started
+        status = oncology.treatment_status(text, f.start, end)
+        if status:
+            detail["status"] = status
     if detail == f.detail and end == f.end:
         return f
     return replace(f, end=end, detail=detail)

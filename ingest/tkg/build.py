@@ -8,10 +8,12 @@ was written (storetime / DocumentReference.date, else chart time).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from graphkit.clinical.values import observation_values
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
 from ingest.text import NormalizedText, Section, Sentence
@@ -116,11 +118,19 @@ def fact_rows(facts: list[CodedFact]) -> tuple[list[dict], list[dict], list[dict
     """(events, concepts, instance_of) rows for structured FHIR facts (assertion present)."""
     events, concepts, links = [], [], []
     for i, f in enumerate(facts):
-        events.append({"id": f.id, "encounter": f.encounter, "patient": f.patient, "kind": f.kind,
-                       "text": f.display, "assertion": "present", "value": f.value, "values": None, "detail": None,
-                       "flags": None, "valid_time": f.time,
-                       "recorded_time": f.time, "order": 100_000 + i, "source": f"fhir:{f.resource_type}",
-                       "note": None, "cue": None, "context": None})
+        # biomarker results and stages are stored normalized, exactly like the ones read in notes
+        values, detail = observation_values(f.kind, f.display or "", f.value)
+        row = {"id": f.id, "encounter": f.encounter, "patient": f.patient, "kind": f.kind,
+               "text": f.display, "assertion": "present", "value": f.value, "values": list(values) or None,
+               "detail": json.dumps(detail, sort_keys=True) if detail else None,
+               "flags": None, "valid_time": f.time,
+               "recorded_time": f.time, "order": 100_000 + i, "source": f"fhir:{f.resource_type}",
+               "note": None, "cue": None, "context": None}
+        if f.kind == "Cancer" and values:  # "carcinoma of lung, TNM stage 1": the stage is a fact of its own
+            events.append({**row, "id": f"{f.id}:stage", "kind": "Stage", "values": list(values),
+                           "detail": row["detail"], "order": row["order"]})
+            row = {**row, "values": None, "detail": None}
+        events.append(row)
         concepts.append({"system": f.system, "code": f.code, "name": f.display, "source": "FHIR resource coding",
                          "kind": f.kind})
         links.append({"event": f.id, "system": f.system, "code": f.code})

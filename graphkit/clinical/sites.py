@@ -1,0 +1,50 @@
+"""The primary site of a coded cancer, from its codes and their is-a ancestors.
+
+The one owner of "which organ is this cancer of" for everything that reads the graph: a lung
+adenocarcinoma coded DOID:3910 is a lung cancer because DOID:3910 ⊂ … ⊂ DOID:1324; C50.912 is a breast
+cancer because it sits under C50. Structured facts coded only in SNOMED CT (no hierarchy shipped) fall
+back to the site word of their display name.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Disease Ontology site concepts (most specific first) and their site.
+DOID_SITES = (
+    ("DOID:1993", "rectum"), ("DOID:219", "colon"), ("DOID:1521", "colon"), ("DOID:9256", "colorectal"),
+    ("DOID:1612", "breast"), ("DOID:1324", "lung"),
+)
+#: ICD-10-CM categories and their site.
+ICD_SITES = {"C50": "breast", "C34": "lung", "C18": "colon", "C19": "rectum", "C20": "rectum"}
+#: Site groups guidelines are written for.
+SITE_GROUP = {"breast": "breast", "lung": "lung", "colon": "colorectal", "rectum": "colorectal",
+              "colorectal": "colorectal"}
+_WORDS = (("rectum", r"\brect(?:um|al)\b|rectosigmoid"), ("colon", r"\bcolon\b|colonic|\bcecum\b|sigmoid|colorectal"),
+          ("breast", r"\bbreast\b|mammary"), ("lung", r"\blung\b|pulmonary|bronch"))
+_SECONDARY = re.compile(r"metasta(?:sis|tic)\s+(?:\w+\s+){0,3}to\b|secondary", re.I)
+
+
+def site_of(codes: tuple[str, ...] | list[str], ancestors: tuple[str, ...] | list[str] = (), text: str = "") -> str | None:
+    """The site of a cancer from "SYSTEM|code" codes and ancestors; the display text as a last resort.
+    A metastasis *to* an organ ("metastatic malignant neoplasm to colon") names no primary site.
+    O(codes + ancestors)."""
+    if text and _SECONDARY.search(text):
+        return None
+    keys = set(codes) | set(ancestors)
+    for doid, site in DOID_SITES:
+        if f"DOID|{doid}" in keys:
+            return site
+    for key in keys:
+        system, _, code = key.partition("|")
+        if system == "ICD-10-CM" and code[:3] in ICD_SITES:
+            return ICD_SITES[code[:3]]
+    for site, rx in _WORDS:
+        if re.search(rx, text, re.I):
+            return site
+    return None
+
+
+def site_group(site: str | None) -> str | None:
+    """breast | lung | colorectal (the guideline family), or None."""
+    return SITE_GROUP.get(site or "")

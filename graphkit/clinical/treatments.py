@@ -1,0 +1,39 @@
+"""Which recorded care is cancer-directed treatment (for the patient state's treatment list).
+
+Drugs by class: antineoplastic and endocrine therapy (ATC L01, L02) and named regimens. Procedures by
+SNOMED CT concept: cancer surgery, radiotherapy and systemic-therapy procedures (the codes graphkit's
+procedure table and the guideline specs use; SNOMED's own hierarchy is not shipped). Everything else
+(examinations, reconciliations, supportive drugs) stays a fact of the record, not a treatment.
+"""
+
+from __future__ import annotations
+
+CANCER_DRUG_PREFIXES = ("ATC|L01", "ATC|L02", "regimen|")
+
+#: SNOMED CT procedures that treat a cancer: code → short name (what it is, not a synonym list).
+CANCER_PROCEDURES = {
+    # radiotherapy
+    "108290001": "radiotherapy", "33195004": "external beam radiotherapy", "1287742003": "radiotherapy",
+    "385798007": "radiation therapy care", "152198000": "brachytherapy", "447759004": "breast brachytherapy",
+    "113120007": "interstitial brachytherapy", "384692006": "intracavitary brachytherapy",
+    "703423002": "chemoradiation",
+    # systemic therapy as a procedure
+    "367336001": "chemotherapy", "76334006": "immunotherapy", "169413002": "hormone therapy",
+    # breast
+    "392021009": "lumpectomy", "392023007": "excision of breast lesion", "69031006": "mastectomy",
+    "396487001": "sentinel lymph node biopsy", "443497002": "sentinel lymph node excision",
+    "234262008": "axillary lymph node excision",
+    # lung
+    "173171007": "lobectomy", "49795001": "pneumonectomy", "173172000": "segmentectomy",
+    # colorectal and liver
+    "43075005": "partial colectomy", "4558008": "anterior resection of rectum",
+    "265414003": "abdominoperineal resection", "71273005": "partial hepatectomy", "879916008": "radiofrequency ablation",
+}
+
+
+def is_cancer_treatment(kind: str, codes: tuple[str, ...], ancestors: tuple[str, ...] = ()) -> bool:
+    """A medication of an antineoplastic/endocrine class or regimen, or a cancer-treating procedure."""
+    keys = tuple(codes) + tuple(ancestors)
+    if kind == "Medication":
+        return any(k.startswith(CANCER_DRUG_PREFIXES) for k in keys)
+    return any(k.startswith("SNOMED-CT|") and k.split("|", 1)[1] in CANCER_PROCEDURES for k in keys)

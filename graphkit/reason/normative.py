@@ -1,0 +1,359 @@
+"""Normative conformance: against the paths a patient is eligible for, what is done, due, overdue,
+missing, not yet due or not applicable — and what was done although no eligible path contains it.
+
+Step matching is by code (a fact's codes or their is-a ancestors meet the step's codes; ICD-10-CM
+also by category) and by what a step establishes (a documented biomarker result means the testing step
+was done). Order matters only around surgery: a step before a surgical step on the path must be
+matched by care dated before that surgery (neoadjuvant), a step after it by care dated on or after it
+(adjuvant); other steps may overlap, as concurrent therapies do.
+
+Per eligible path, each step gets a status:
+
+- ``done``: matched by the patient's own care up to the date (``done-not-indicated`` when a
+  not-indicated condition of the step holds);
+- ``not-applicable``: a not-indicated condition holds; it does not block the steps after it;
+- ``overdue``: not done and its timing window, measured from the latest anchor step the patient has
+  done, closed before the date;
+- ``missing``: not done although a later step of the path was (care moved past it);
+- ``due``: not done, the step before it is done (or not applicable), and its window is open;
+- ``not-yet-due``: anything else (earlier steps pending, or the window opens later).
+
+The followed paths are the eligible ones with the most steps done, then the fewest overdue or missing
+(the branch the patient took; ties are kept). A step on every followed path takes its status from them;
+a due step on only some of them is an ``option`` at the decision where they diverge. Care matching a step
+of no followed path, with facts no followed step used, is ``done-not-indicated``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from graphkit.guidelines.paths import GuidelinePath
+from graphkit.guidelines.spec import GuidelineSpec, Step
+from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of
+from graphkit.reason.model import UNKNOWN, VIOLATED, CareItem, Check, GuidelineAssessment, MissingInfo, PathVerdict
+from graphkit.state.model import Fact, PatientState
+
+IMPLIED_KINDS = frozenset({"Decision", "ClinicalSituation"})
+#: Fact kinds that can realize a step of each kind (a diagnosis does not realize a treatment).
+REALIZERS = {
+    "Treatment": frozenset({"Medication", "Procedure"}),
+    "Assessment": frozenset({"Test", "Procedure", "Biomarker", "Stage", "Cancer", "Problem"}),
+    "FollowUp": frozenset({"Test", "Procedure", "Problem"}),
+    "ClinicalSituation": frozenset({"Test", "Procedure", "Problem", "Cancer"}),
+    "Decision": frozenset({"Procedure"}),
+}
+
+
+@dataclass(frozen=True)
+class Match:
+    date: dt.date | None
+    facts: tuple[str, ...]
+
+
+def _code_keys(step: Step) -> tuple[set[str], set[str]]:
+    codes = {f"{c.system}|{c.code}" for c in step.codes}
+    cats = {c.code[:3] for c in step.codes if c.system == "ICD-10-CM"}
+    return codes, cats
+
+
+def _fact_matches(f: Fact, codes: set[str], cats: set[str]) -> bool:
+    keys = f.codes + f.ancestors
+    return any(k in codes for k in keys) or (bool(cats) and any(
+        k.startswith("ICD-10-CM|") and k.split("|", 1)[1][:3] in cats for k in keys))
+
+
+def step_candidates(step: Step, state: PatientState) -> list[Fact]:
+    """Own facts (up to the state's date) that could realize ``step``, oldest first."""
+    codes, cats = _code_keys(step)
+    kinds = REALIZERS.get(step.kind, frozenset())
+    out = [f for f in state.facts if f.kind in kinds and _fact_matches(f, codes, cats)]
+    est = step.establishes
+    if est.biomarkers:
+        out += [f for f in state.facts if f.kind == "Biomarker" and any(
+            v.split("=", 1)[0] in est.biomarkers and not v.endswith(("=pending", "=not-tested")) for v in f.values)]
+    if est.stage == "any" or est.stage == "clinical":
+        out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") in (None, "clinical")
+                and not any(x.startswith("invalid") for x in f.flags)]
+    elif est.stage == "pathological":
+        out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") == "pathological"]
+    seen, uniq = set(), []
+    for f in sorted(out, key=lambda f: (f.date or dt.date.max, f.order, f.id)):
+        if f.id not in seen:
+            seen.add(f.id)
+            uniq.append(f)
+    return uniq
+
+
+def _is_surgery(step: Step) -> bool:
+    return step.kind == "Treatment" and step.category == "surgery"
+
+
+def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str, list[Fact]]) -> dict[str, Match]:
+    """step id → its match on this path, with the surgery bounds applied. O(steps × candidates)."""
+    surgery_dates: dict[int, dt.date] = {}
+    for i, sid in enumerate(steps):
+        st = spec.step(sid)
+        if _is_surgery(st):
+            dated = [f.date for f in candidates[sid] if f.date]
+            if dated:
+                surgery_dates[i] = dated[0]
+    treated: dict[int, dt.date] = {}  # first date of each done treatment step (a bound for assessments)
+    for i, sid in enumerate(steps):
+        st = spec.step(sid)
+        if st.kind == "Treatment":
+            dated = [f.date for f in candidates[sid] if f.date]
+            if dated:
+                treated[i] = dated[0]
+    out: dict[str, Match] = {}
+    for i, sid in enumerate(steps):
+        st = spec.step(sid)
+        facts = candidates[sid]
+        if st.kind in ("Assessment", "FollowUp") and any(spec.step(s).kind == "Treatment" for s in steps[:i]):
+            # a response assessment or follow-up comes after treatment: imaging before it was diagnostic
+            done_before = [d for j, d in treated.items() if j < i]
+            facts = [f for f in facts if done_before and (f.date is None or f.date >= min(done_before))]
+        if not _is_surgery(st):
+            before = [d for j, d in surgery_dates.items() if j < i]
+            after = [d for j, d in surgery_dates.items() if j > i]
+            lo = max(before) if before else None
+            hi = min(after) if after else None
+            inclusive = st.kind != "Treatment"
+            facts = [f for f in facts if f.date is None or (
+                (lo is None or f.date >= lo) and
+                (hi is None or f.date < hi or (inclusive and f.date == hi)))]
+        if facts:
+            dated = [f.date for f in facts if f.date]
+            out[sid] = Match(min(dated) if dated else None, tuple(f.id for f in facts))
+    return out
+
+
+def _window(step: Step, done: dict[str, Match]):
+    """The timing window that applies: the one anchored on the latest done anchor."""
+    best = None
+    for t in step.timings:
+        m = done.get(t.after)
+        if m and m.date and (best is None or m.date > best[1].date):
+            best = (t, m)
+    return best
+
+
+def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, matches: dict[str, Match],
+                  at: dt.date) -> dict[str, CareItem]:
+    """The status of every step of one eligible path."""
+    done_ids = {sid: (m.date.isoformat() if m.date else "") for sid, m in matches.items()}
+    items: dict[str, CareItem] = {}
+    observable = [sid for sid in pv.steps if spec.step(sid).kind not in IMPLIED_KINDS]
+    last_done = max((i for i, sid in enumerate(observable) if sid in matches), default=-1)
+    prev_ok = True
+    for pos, sid in enumerate(pv.steps):
+        st = spec.step(sid)
+        if st.kind in IMPLIED_KINDS:
+            continue
+        k = observable.index(sid)
+        item = CareItem(sid, spec.uid(sid), st.name, "not-yet-due", st.kind, st.category, position=pos,
+                        evidence_level=st.evidence_level, evidence_source=st.evidence_source)
+        reasons = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, done_ids))]
+        m = matches.get(sid)
+        win = _window(st, matches)
+        if win:
+            t, anchor = win
+            item.window = f"{t.min_days or 0}-{t.max_days} days after {t.after}" if t.max_days is not None \
+                else f"from {t.min_days} days after {t.after}"
+            item.due_from = (anchor.date + dt.timedelta(days=t.min_days or 0)).isoformat()
+            if t.max_days is not None:
+                item.overdue_since = (anchor.date + dt.timedelta(days=t.max_days)).isoformat()
+        if m:
+            item.status = "done-not-indicated" if reasons else "done"
+            item.reason = reasons[0] if reasons else None
+            item.date = m.date.isoformat() if m.date else None
+            item.evidence = list(m.facts[:5])
+            prev_ok = True
+        elif reasons:
+            item.status, item.reason = "not-applicable", reasons[0]
+            # a step that is not indicated does not hold up the next one
+        elif item.overdue_since and at > dt.date.fromisoformat(item.overdue_since):
+            item.status = "overdue"
+            prev_ok = False
+        elif k < last_done:
+            later = [matches[s].date for s in observable[k + 1:] if s in matches and matches[s].date]
+            item.status, item.date = "missing", (min(later).isoformat() if later else None)
+            prev_ok = False
+        elif prev_ok and not (item.due_from and at < dt.date.fromisoformat(item.due_from)):
+            item.status = "due"
+            prev_ok = False
+        else:
+            prev_ok = False
+        items[sid] = item
+    return items
+
+
+def path_checks(spec: GuidelineSpec, p: GuidelinePath, state: PatientState, matches: dict[str, Match]) -> list[Check]:
+    """Every edge condition of a path, each against the state when its decision was made: the stage
+    is the one known at the first done step after the edge (a post-neoadjuvant ypT1 does not make
+    the neoadjuvant branch ineligible after the fact); biomarkers are the latest. O(edges)."""
+    done = {sid: (m.date.isoformat() if m.date else "") for sid, m in matches.items()}
+    out: list[Check] = []
+    for k, edge in enumerate(p.edges):
+        later = [matches[s].date for s in p.steps[k + 1:] if s in matches and matches[s].date]
+        day = min(later).isoformat() if later else None
+        out += evaluate_condition(edge.when, state, done, stage_as_of(state, day) if day else None)
+    return out
+
+
+def divergence(spec: GuidelineSpec, paths: list[PathVerdict], step: str) -> str | None:
+    """The last step the followed paths share before ``step`` (the decision where they part)."""
+    with_step = [p for p in paths if step in p.steps]
+    if not with_step:
+        return None
+    prefix = with_step[0].steps[:with_step[0].steps.index(step)]
+    shared = [s for s in prefix if all(s in p.steps for p in paths)]
+    return shared[-1] if shared else None
+
+
+def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState, at: dt.date,
+           condition_codes: frozenset[str]) -> GuidelineAssessment:
+    """The normative assessment of one guideline for one patient state. O(paths × steps × facts)."""
+    res = GuidelineAssessment(state.patient, spec.id, spec.version, spec.title, state.at, applies=False)
+    res.matched_cancer = applicable(state, condition_codes)
+    if not res.matched_cancer:
+        res.reason = f"no own, present cancer that {spec.id} covers is recorded"
+        return res
+    candidates = {s.id: step_candidates(s, state) for s in spec.steps}
+    scope = evaluate_condition(spec.applies_when, state, {})
+    if any(c.verdict == VIOLATED for c in scope):
+        bad = next(c for c in scope if c.verdict == VIOLATED)
+        res.reason = f"outside the guideline's scope: {bad.fact} {bad.observed} (the guideline covers {bad.required})"
+        res.checks = scope
+        return res
+    res.applies = True
+    verdicts, per_path = [], {}
+    for p in paths:
+        matches = match_path(spec, p.steps, candidates)
+        pv = PathVerdict(p.id, p.steps, tuple(scope) + tuple(path_checks(spec, p, state, matches)))
+        if pv.eligible:
+            verdicts.append(pv)
+            per_path[p.id] = (matches, path_statuses(spec, pv, state, matches, at))
+    res.eligible_paths = [v.path for v in verdicts]
+    if not verdicts:
+        res.reason = "no path of this guideline fits the patient's recorded state"
+        res.checks = [c for p in paths[:1] for c in evaluate(p.conditions, state, {})]
+        return res
+
+    def rank(pv: PathVerdict):
+        items = per_path[pv.path][1].values()
+        n_done = sum(i.status in ("done", "done-not-indicated") for i in items)
+        n_bad = sum(i.status in ("overdue", "missing") for i in items)
+        return (-n_done, n_bad)
+
+    best = min(rank(v) for v in verdicts)
+    followed = [v for v in verdicts if rank(v) == best]
+    res.followed_paths = [v.path for v in followed]
+    res.checks = list({(c.fact, c.required): c for v in followed for c in v.checks}.values())
+    res.items = merge_items(spec, followed, {v.path: per_path[v.path][1] for v in followed})
+    by_id = {p.id: p for p in paths}
+    for item in res.items:
+        item.conditions = step_conditions(spec, [by_id[v.path] for v in followed], item.step, state)
+    res.items += deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state)
+    res.missing_info = missing_info(spec, followed, state)
+    return res
+
+
+def merge_items(spec: GuidelineSpec, followed: list[PathVerdict], statuses: dict[str, dict[str, CareItem]]) -> list[CareItem]:
+    """One item per step of the followed paths: the shared status, or an option."""
+    out: dict[str, CareItem] = {}
+    order: dict[str, int] = {}
+    for v in followed:
+        for pos, sid in enumerate(v.steps):
+            order.setdefault(sid, pos)
+    for sid in sorted(order, key=order.get):
+        items = [statuses[v.path][sid] for v in followed if sid in statuses[v.path]]
+        if not items:
+            continue
+        on_all = len(items) == len(followed)
+        kinds = {i.status for i in items}
+        item = items[0]
+        if on_all and len(kinds) == 1:
+            out[sid] = item
+            continue
+        if kinds & {"done", "done-not-indicated"}:
+            out[sid] = next(i for i in items if i.status in ("done", "done-not-indicated"))
+        elif kinds & {"due", "overdue", "missing"} and not on_all:
+            item.status = "option"
+            item.option_of = divergence(spec, followed, sid)
+            out[sid] = item
+        elif on_all:
+            # statuses differ only by the paths' earlier steps: report the most urgent
+            for s in ("overdue", "missing", "due", "not-applicable", "not-yet-due"):
+                if s in kinds:
+                    out[sid] = next(i for i in items if i.status == s)
+                    break
+    return list(out.values())
+
+
+def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[str, dict[str, "Match"]],
+               candidates: dict[str, list[Fact]], state: PatientState) -> list[CareItem]:
+    """Treatment steps the patient received that no followed path contains, with facts no followed
+    step used: care that is not indicated for this patient's state."""
+    on_paths = {sid for v in followed for sid in v.steps}
+    used = {f for m in matches.values() for x in m.values() for f in x.facts}
+    out = []
+    for st in spec.steps:
+        if st.id in on_paths or st.kind != "Treatment":
+            continue
+        facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
+        if not facts:
+            continue
+        why = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, {}))]
+        item = CareItem(st.id, spec.uid(st.id), st.name, "done-not-indicated", st.kind, st.category,
+                        date=facts[0].date.isoformat() if facts[0].date else None,
+                        evidence=[f.id for f in facts[:5]], evidence_level=st.evidence_level,
+                        evidence_source=st.evidence_source, position=10_000,
+                        reason=why[0] if why else "no path this patient is eligible for contains this step")
+        out.append(item)
+    return out
+
+
+def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: str, state: PatientState) -> list[Check]:
+    """The conditions that lead this patient to ``step``: those of the edge into it on the followed
+    paths, or of the nearest conditional edge before it through decision steps."""
+    out: dict[tuple, Check] = {}
+    for p in followed:
+        if step not in p.steps:
+            continue
+        k = p.steps.index(step)
+        while k > 0:
+            edge = p.edges[k - 1]
+            w = edge.when
+            if w.biomarkers or w.stage_min or w.stage_max or w.site or w.ecog_max is not None:
+                for c in evaluate_condition(w, state, {}):
+                    out.setdefault((c.fact, c.required), c)
+                break
+            if spec.step(p.steps[k - 1]).kind not in IMPLIED_KINDS:
+                break
+            k -= 1
+    return list(out.values())
+
+
+def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: PatientState) -> list[MissingInfo]:
+    """Unknown conditions of the followed paths, each with the step that establishes the fact."""
+    out: dict[str, MissingInfo] = {}
+    for v in followed:
+        for c in v.unknown:
+            if c.fact in out:
+                continue
+            step = next((s for s in spec.steps if c.fact in s.establishes.biomarkers
+                         or (c.fact == "stage" and s.establishes.stage)
+                         or (c.fact == "ECOG" and s.establishes.performance_status)), None)
+            m = state.markers.get(c.fact)
+            why = ("not documented" if c.observed is None else
+                   m.status if m and m.status in ("pending", "conflicting", "equivocal") else
+                   "no sub-group" if c.fact == "stage" else f"{c.observed} does not decide it")
+            out[c.fact] = MissingInfo(c.fact, step.id if step else None, spec.uid(step.id) if step else None, why,
+                                      c.evidence)
+    return list(out.values())
+
+
+def unknown_checks(checks: list[Check]) -> list[Check]:
+    return [c for c in checks if c.verdict == UNKNOWN]
