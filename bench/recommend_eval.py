@@ -90,6 +90,9 @@ def first_next(r) -> list[str]:
         if opts:
             first = opts[0].option_of
             return [i.step for i in opts if i.option_of == first]
+    for a in r.applicable:
+        if a.next_steps:  # nothing due: the next not-yet-due step, or the follow-up that continues
+            return [a.next_steps[0].step]
     return []
 
 

@@ -18,7 +18,9 @@ ORDER BY id
 MATCH (p:Patient {id: $patient})
 OPTIONAL MATCH (p)-[:HAS_ASSESSMENT]->(old:CareAssessment {key: $key})
 OPTIONAL MATCH (old)-[:HAS_ITEM]->(oi:CareItem)
-DETACH DELETE oi, old
+WITH p, collect(DISTINCT old) AS olds, collect(DISTINCT oi) AS items
+FOREACH (x IN items | DETACH DELETE x)
+FOREACH (x IN olds | DETACH DELETE x)
 WITH p
 CREATE (a:CareAssessment {id: $id, key: $key, patient: $patient, guideline: $guideline, version: $version,
                           at: CASE WHEN $at IS NULL THEN null ELSE date($at) END, computed_at: datetime(),

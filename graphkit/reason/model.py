@@ -100,8 +100,13 @@ class GuidelineAssessment:
 
     @property
     def next_steps(self) -> list[CareItem]:
-        """What to do now: overdue and skipped steps, then due ones, then options, in path order."""
-        return self.by_status("overdue", "missing") + self.by_status("due") + self.by_status("option")
+        """What to do now: overdue and skipped steps, then due ones, then options, in path order; when
+        nothing is, the follow-up step(s) the path ends in (care continues with them)."""
+        now = self.by_status("overdue", "missing") + self.by_status("due") + self.by_status("option")
+        if now or not self.applies:
+            return now
+        upcoming = self.by_status("not-yet-due")
+        return upcoming[:1] or [i for i in self.by_status("done") if i.kind == "FollowUp"][-1:]
 
     def as_dict(self) -> dict:
         return asdict(self)

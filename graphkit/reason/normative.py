@@ -36,6 +36,8 @@ from graphkit.reason.model import UNKNOWN, VIOLATED, CareItem, Check, GuidelineA
 from graphkit.state.model import Fact, PatientState
 
 IMPLIED_KINDS = frozenset({"Decision", "ClinicalSituation"})
+#: Markers guidelines use that follow from others (graphkit.clinical.values.derived_markers).
+DERIVED_FROM = {"HR": ("ER", "PR"), "MSI": ("MMR",), "MMR": ("MSI",)}
 #: Fact kinds that can realize a step of each kind (a diagnosis does not realize a treatment).
 REALIZERS = {
     "Treatment": frozenset({"Medication", "Procedure"}),
@@ -64,11 +66,28 @@ def _fact_matches(f: Fact, codes: set[str], cats: set[str]) -> bool:
         k.startswith("ICD-10-CM|") and k.split("|", 1)[1][:3] in cats for k in keys))
 
 
-def step_candidates(step: Step, state: PatientState) -> list[Fact]:
-    """Own facts (up to the state's date) that could realize ``step``, oldest first."""
+def restatements(facts: list[Fact]) -> set[str]:
+    """Ids of historical mentions of a treatment that an earlier fact already recorded ("s/p neoadjuvant
+    AC" in the operative note): they retell, they do not give the treatment again. O(n)."""
+    first: dict[str, dt.date] = {}
+    out = set()
+    for f in sorted(facts, key=lambda f: (f.date or dt.date.max, f.order)):
+        if f.kind not in ("Medication", "Procedure") or not f.codes:
+            continue
+        key = f.codes[0]
+        if key in first and f.assertion == "historical" and f.date and f.date > first[key]:
+            out.add(f.id)
+        if f.date:
+            first.setdefault(key, f.date)
+    return out
+
+
+def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset()) -> list[Fact]:
+    """Own facts (up to the state's date) that could realize ``step``, oldest first; ``skip``: fact ids
+    to leave out (restatements)."""
     codes, cats = _code_keys(step)
     kinds = REALIZERS.get(step.kind, frozenset())
-    out = [f for f in state.facts if f.kind in kinds and _fact_matches(f, codes, cats)]
+    out = [f for f in state.facts if f.kind in kinds and f.id not in skip and _fact_matches(f, codes, cats)]
     est = step.establishes
     if est.biomarkers:
         out += [f for f in state.facts if f.kind == "Biomarker" and any(
@@ -220,7 +239,8 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     if not res.matched_cancer:
         res.reason = f"no own, present cancer that {spec.id} covers is recorded"
         return res
-    candidates = {s.id: step_candidates(s, state) for s in spec.steps}
+    skip = restatements(state.facts)
+    candidates = {s.id: step_candidates(s, state, skip) for s in spec.steps}
     scope = evaluate_condition(spec.applies_when, state, {})
     if any(c.verdict == VIOLATED for c in scope):
         bad = next(c for c in scope if c.verdict == VIOLATED)
@@ -340,7 +360,17 @@ def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: Patien
     """Unknown conditions of the followed paths, each with the step that establishes the fact."""
     out: dict[str, MissingInfo] = {}
     for v in followed:
-        for c in v.unknown:
+        unknown = []
+        for c in v.unknown:  # a derived marker is asked for through what it derives from
+            sources = DERIVED_FROM.get(c.fact, ())
+            if sources and c.observed is None and not any(state.markers.get(x) for x in sources):
+                unknown += [Check(x, "documented", None, UNKNOWN) for x in sources]
+            elif sources and c.observed is None:
+                unknown += [Check(x, "documented", state.markers[x].status, UNKNOWN, tuple(e.event for e in state.markers[x].evidence))
+                            for x in sources if x in state.markers]
+            else:
+                unknown.append(c)
+        for c in unknown:
             if c.fact in out:
                 continue
             step = next((s for s in spec.steps if c.fact in s.establishes.biomarkers

@@ -106,10 +106,10 @@ def assessment_sentences(a: GuidelineAssessment, cite: Cite) -> list[str]:
             when = f" from {i.due_from}" if i.due_from else " once the steps before it are done"
             out.append(f"Nothing is due or overdue on the {a.guideline} {a.version} path; next: {i.name}{when} {item(i)}.")
         else:
-            last = max(a.items, key=lambda i: i.position, default=None)
+            last = (a.next_steps or [max(a.items, key=lambda i: i.position, default=None)])[0]
             if last:
-                out.append(f"Every step of the {a.guideline} {a.version} path for this patient is documented "
-                           f"{item(last)}.")
+                out.append(f"Every step of the {a.guideline} {a.version} path for this patient is documented; "
+                           f"care continues with {last.name} {item(last)}.")
     if a.disagreement:
         first = (a.by_status("overdue", "missing") or a.items)[:1]
         refs = "".join(item(i) for i in first)

@@ -25,7 +25,7 @@ from importlib import metadata
 
 from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry
 
-LEXICON_VERSION = "14"
+LEXICON_VERSION = "15"
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
 _IGNORED = {"-", "–", "'", "’"}
 _MAX_TOKENS = 16
@@ -237,8 +237,8 @@ def _single_word_ok(word: str, priority: int) -> bool:
         return False
     if low in CLINICAL_COMMON:
         return True
-    if len(low) <= 2:
-        return False
+    if len(low) <= 2:  # "bx", "fx" from a curated table, never an English word ("am", "us")
+        return priority <= 3 and _zipf(low) < 3.0
     stem = inflection_stem(low)
     zipf = max(_zipf(low), _zipf(stem), _zipf(stem + "e"))
     if priority == 20:  # the Disease Ontology's one-word grouping classes ("syndrome", "disease")

@@ -19,6 +19,8 @@ import re
 from ingest.link.sources import Concept
 
 SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical"}
+#: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
+PLAN_SECTIONS = {"Plan"}
 HISTORY_SECTIONS = {"Past Medical History"}
 
 # ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
@@ -29,6 +31,7 @@ _NOT_TESTED = re.compile(r"\bnot\s+(?:tested|performed|sent|done|assessed|obtain
                          r"\bno\s+(?:testing|test)\b", re.I)
 _HISTORY_WORDS = re.compile(r"^(?:history|hx|hist|ho|h/o|past history|past medical history|history of)$", re.I)
 PLANNED_KINDS = {"Medication", "Procedure", "Test"}
+_WEAK_HISTORY = {"after", "following", "post", "since completing"}
 
 
 def default_context_rules(context):
@@ -55,12 +58,21 @@ def context_rules():
             "completed", "finished", "underwent", "was treated with", "treated with", "received", "discontinued",
             "stopped", "off of"]
     rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
+    # "after neoadjuvant TCHP", "following lumpectomy": what comes after these words is over
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
+              for c in ("after", "following", "post", "since completing")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
               for c in ("negative", "negative for", "declines", "refuses", "not a candidate for",
                         "not a surgical candidate for", "no indication for", "never had", "never received",
                         "opted against", "did not receive", "has not received", "has not started", "not started",
                         "avoid", "to avoid", "prefers to avoid", "without")]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("never",)]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6) for c in ("never",)]
+    # counselling about side effects names diseases and drugs the patient does not have or take
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
+              for c in ("counseled on", "counselled on", "counseled about", "counselled about", "counseling on",
+                        "counselling on", "side effects include", "side effects including", "risks include",
+                        "risks including", "risks of", "warned about", "educated on", "educated about",
+                        "discussed risks", "discussed side effects", "potential side effects")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
     rules += [ConTextRule(c, "FAMILY", direction="BACKWARD", max_scope=6)
               for c in ("in family", "in the family", "runs in the family", "in his family", "in her family")]
@@ -83,6 +95,31 @@ def context_rules():
                "will obtain", "will check", "will schedule", "to be scheduled", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
+    # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
+              for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
+                        "is recommended to", "next steps:")]
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
+              for c in ("planning", "anticipated", "referral placed", "referral", "to be given", "is planned",
+                        "is scheduled", "will follow", "to follow")]
+    # a risk of a disease, or screening for it, is not the disease
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
+              for c in ("risk", "risks", "risk assessment", "risk reduction", "screening", "surveillance program",
+                        "susceptibility", "predisposition")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
+              for c in ("risk of", "risk for", "at risk for", "at risk of", "screening for", "screen for",
+                        "increased risk of", "elevated risk of", "high risk for", "high-risk for")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=2) for c in ("+/-", "+/ -", "with or without")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
+              for c in ("depends on", "depending on", "plan depends on", "if amplified", "if positive", "if negative",
+                        "if not", "if low", "if high", "if needed", "contingent on")]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=6)
+              for c in ("referral placed for", "referral made for", "referral sent for", "consult placed for",
+                        "referred to rad onc for", "sim for", "simulation for", "scheduled for")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3)
+              for c in ("would prompt", "would be indicated", "would be considered", "if needed", "if indicated")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
+              for c in ("would prompt", "would trigger", "would warrant", "would lead to", "would favor")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance")]
@@ -107,6 +144,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     mods = list(getattr(ent._, "modifiers", ()))
     cats = {m.category for m in mods}
     cue = _cue(ent, mods)
+    if kind in ("Stage", "Biomarker") and section == "Family History" and not ent._.is_family:
+        section = None  # a stage or receptor result under FHx is the patient's tumour unless a relative is named
     if ent._.is_family or section == "Family History":
         negated = ent._.is_negated and not _only_result_cues(ent, mods)
         return ("negated" if negated else "family"), cue
@@ -120,8 +159,10 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain:
         return "possible", cue
-    if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and not ent._.is_historical:
-        return "planned", cue
+    weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY
+                       for m in mods if m.category == "HISTORICAL")
+    if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not ent._.is_historical or weak_history):
+        return "planned", cue  # "will start letrozole after radiation": the radiation is to come too
     if ent._.is_historical:
         history_only = all(_HISTORY_WORDS.match(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.strip())
                            for m in mods if m.category == "HISTORICAL")
@@ -130,9 +171,31 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "historical", cue
     if section in HISTORY_SECTIONS:
         return ("historical" if kind not in ("Problem", "Cancer") or episodic(concepts) else "present"), None
+    if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
+        return "planned", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 
 def _only_result_cues(ent, mods) -> bool:
     negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods if m.category == "NEGATED_EXISTENCE"]
     return bool(negations) and all(_RESULT_CUES.match(n) for n in negations)
+
+
+_LABEL_NEGATED = re.compile(r"^\W*(?:none|no\b|not\b|never\b|n/a\b|declined|refused|deferred|held\b|omitted|"
+                            r"not\s+(?:given|done|received|started|indicated))", re.I)
+_LABEL_PLANNED = re.compile(r"^\W*(?:planned|plan\b|pending|scheduled|to\s+(?:start|begin|follow)|will\b|recommended|"
+                            r"referred|referral|consult(?:ation)?\s+(?:placed|requested))", re.I)
+_LABEL_DONE = re.compile(r"^\W*(?:completed|complete\b|done\b|finished|s/p\b|received|given\b|underwent)", re.I)
+
+
+def label_assertion(rest: str) -> str | None:
+    """The assertion of a topic label ("RT: never had the sim", "Chemo: planned", "Surgery: done 4/9")
+    from the first words after its colon; None when they say nothing of the kind. A label is a topic,
+    so the clause after it, not the label word, says whether the treatment happened."""
+    if _LABEL_NEGATED.match(rest):
+        return "negated"
+    if _LABEL_PLANNED.match(rest):
+        return "planned"
+    if _LABEL_DONE.match(rest):
+        return "historical"
+    return None

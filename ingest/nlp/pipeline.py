@@ -31,7 +31,7 @@ from graphkit.clinical.values import (
     STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm)
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology
-from ingest.nlp.assertion import assertion_of, context_rules, default_context_rules
+from ingest.nlp.assertion import PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
 from ingest.nlp.findings import find_described_problems
 
 # PyRuSH/medspaCy log tokens at DEBUG through loguru: note text must never reach a log.
@@ -73,7 +73,7 @@ class NlpConfig:
     batch_size: int = 256
 
 
-PIPELINE_VERSION = "7"  # bump when extraction logic changes: stored notes are then re-processed
+PIPELINE_VERSION = "8"  # bump when extraction logic changes: stored notes are then re-processed
 
 
 def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
@@ -86,6 +86,15 @@ def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
 
     h = hashlib.sha256(PIPELINE_VERSION.encode())
     h.update(fingerprint().encode())
+    # the extraction code itself: a changed rule re-processes stored notes even if nobody bumped the version
+    from pathlib import Path
+
+    import graphkit.clinical.values as values
+    import ingest.text as text
+
+    for path in sorted(Path(__file__).parent.glob("*.py")) + sorted(Path(text.__file__).parent.glob("*.py")) + \
+            [Path(values.__file__), Path(__file__).parent.parent / "tkg" / "build.py"]:
+        h.update(path.read_bytes())
     h.update(repr(config.extra_ner if config else None).encode())
     return h.hexdigest()[:16]
 
@@ -153,6 +162,7 @@ _MAY_BIOMARK = re.compile(r"(?-i:ER|PR|HR|HER|EGFR|[KN]-?RAS|RAS|BRAF|MET|ALK|RO
 _MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyura]{0,2})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
 _MAY_METASTASIS = re.compile(r"metasta|mets\b|carcinomatosis", re.I)
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
+_LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followed by a colon is a topic label
 
 
 def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
@@ -347,6 +357,9 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
         for f in fs:
             ent = next((e for (a, b), e in by_span.items() if a <= f.start < b), None)
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
+            label = _LABEL.match(doc.text[f.end:]) if f.kind in PLANNED_KINDS and not doc.text[:f.start].strip() else None
+            if label:
+                assertion = label_assertion(doc.text[f.end + label.end():]) or assertion
             value = ";".join(f.values) if f.values else None
             mentions.append(Mention(f.start, f.end, doc.text[f.start:f.end], f.kind, assertion, f.concepts, value,
                                     cue, f.values, f.detail, f.flags))

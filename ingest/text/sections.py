@@ -23,7 +23,8 @@ CANONICAL = {
     "physical exam": "Physical Exam", "physical examination": "Physical Exam", "exam": "Physical Exam",
     "vital signs": "Vital Signs", "vitals": "Vital Signs", "results": "Results", "labs": "Results",
     "pertinent results": "Results", "imaging": "Imaging", "findings": "Findings", "impression": "Impression",
-    "assessment": "Assessment and Plan", "plan": "Assessment and Plan", "assessment and plan": "Assessment and Plan",
+    "assessment": "Assessment and Plan", "plan": "Plan", "recommendation": "Plan", "recommendations": "Plan",
+    "recommend": "Plan", "plan of care": "Plan", "treatment plan": "Plan", "assessment and plan": "Assessment and Plan",
     "assessment & plan": "Assessment and Plan", "a/p": "Assessment and Plan", "hospital course": "Hospital Course",
     "brief hospital course": "Hospital Course", "procedures": "Procedures", "major surgical or invasive procedure":
     "Procedures", "discharge diagnosis": "Discharge Diagnosis", "discharge instructions": "Discharge Instructions",
@@ -36,6 +37,10 @@ CANONICAL = {
     "assessment/plan": "Assessment and Plan", "a&p": "Assessment and Plan", "impression/plan": "Assessment and Plan",
 }
 UNLABELED = "Unlabeled"
+_LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
+_RELATIVES = {"mother", "father", "mom", "dad", "sister", "brother", "sibling", "siblings", "aunt", "uncle",
+              "daughter", "son", "grandmother", "grandfather", "cousin", "niece", "nephew", "maternal", "paternal",
+              "parents", "children", "twin"}
 
 
 @dataclass(frozen=True)
@@ -57,11 +62,20 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
     found = []
     for m in _MD.finditer(text):
         found.append((m.start(), m.end(), m.group("name")))
+    labels = []
     for m in _COLON.finditer(text):
         name = m.group("name")
         # "Name:" lines count as headers only when the name is known or written as a header (caps)
         if canonical_name(name) or name.isupper():
             found.append((m.start(), m.end(), name))
+        elif name.split()[0].lower() not in _RELATIVES:
+            labels.append((m.start(), m.end(), name))
+    # a short history list ("FHx: ...") ends at the next "Label:" line ("Stage: cT2 cN0"): what follows
+    # is not a relative's history
+    for start, body, name in labels:
+        before = [f for f in found if f[0] < start]
+        if before and canonical_name(max(before)[2]) in _LIST_SECTIONS:
+            found.append((start, body, name))
     for m in _CAPS_LINE.finditer(text):
         name = m.group("name").strip()
         if canonical_name(name) or len(name.split()) >= 2:

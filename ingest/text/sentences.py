@@ -19,13 +19,41 @@ class Sentence:
     end: int
 
 
-def _lines(text: str, start: int, end: int):
+_LIST_OR_LABEL = re.compile(r"^\s*(?:[-*•·]\s|\d{1,2}[.)]\s|[A-Za-z][A-Za-z /&()-]{1,40}:|#)")
+_OPEN_END = re.compile(r"[A-Za-z0-9,;(/&+-]$")
+_WRAP_WIDTH = 60
+
+
+def _physical_lines(text: str, start: int, end: int):
     pos = start
     while pos < end:
         nl = text.find("\n", pos, end)
         stop = end if nl == -1 else nl
         yield pos, stop
         pos = stop + 1
+
+
+def _lines(text: str, start: int, end: int):
+    """Logical lines: a hard-wrapped sentence ("He has not / received any chemotherapy.") is one line.
+    A line continues onto the next when it does not end a sentence and the next line is neither a
+    list item nor a "Label:" line, and either starts in lower case (or a digit, a bracket) or the line
+    was long enough to have been wrapped."""
+    cur = None
+    for a, b in _physical_lines(text, start, end):
+        line = text[a:b].rstrip()
+        if cur is not None:
+            prev = text[cur[0]:cur[1]].rstrip()
+            nxt = line.lstrip()
+            joins = (prev and nxt and _OPEN_END.search(prev) and not _LIST_OR_LABEL.match(line)
+                     and (nxt[0].islower() or nxt[0].isdigit() or nxt[0] in "(["
+                          or len(prev.split("\n")[-1]) >= _WRAP_WIDTH))
+            if joins:
+                cur = (cur[0], b)
+                continue
+            yield cur
+        cur = (a, b)
+    if cur is not None:
+        yield cur
 
 
 def _trim(text: str, a: int, b: int) -> tuple[int, int] | None:
