@@ -31,7 +31,12 @@ def test_demo_patient_loads_idempotently_and_deletes_cleanly(store, cli_env):
     proc = subprocess.run([sys.executable, "-m", "graphkit.cli.app", "delete", "patient", "demo-p001", "--json"],
                           env=cli_env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["deleted_nodes"] == 1 + 4 + 4 + 9 + 15 + 14
+    by_label = json.loads(proc.stdout)["by_label"]
+    record = {k: by_label.get(k, 0) for k in ("Patient", "Encounter", "Note", "Section", "Sentence", "Event")}
+    assert record == {"Patient": 1, "Encounter": 4, "Note": 4, "Section": 9, "Sentence": 15, "Event": 14}
+    # whatever was derived from the record (recommendations, states, assessments) went with it
+    assert set(by_label) - set(record) <= {"Recommendation", "PatientState", "CareAssessment", "CareItem",
+                                           "ConformanceItem"}
     after = store.counts()["nodes"]
     assert "Patient" not in after or after.get("Patient", 0) == first["nodes"]["Patient"] - 1
     assert after["Concept"] == first["nodes"]["Concept"]  # shared concepts stay

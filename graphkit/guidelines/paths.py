@@ -81,7 +81,7 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
     that made it contradictory). O(len(edges))."""
     markers: dict[str, str] = {}
     lo, hi, lo_s, hi_s = -1, 10**6, None, None
-    sites, priors, ecog = [], [], None
+    sites, priors, ecog, ecog_lo = [], [], None, None
     for i, e in enumerate(edges):
         w = e.when
         for name, value in w.biomarkers:
@@ -102,6 +102,10 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
             priors.append(w.prior_step)
         if w.ecog_max is not None:
             ecog = w.ecog_max if ecog is None else min(ecog, w.ecog_max)
+        if w.ecog_min is not None:
+            ecog_lo = w.ecog_min if ecog_lo is None else max(ecog_lo, w.ecog_min)
+        if None not in (ecog, ecog_lo) and ecog_lo > ecog:
+            return {}, f"ECOG must be at least {ecog_lo} and at most {ecog}", i
     merged: dict = {}
     if markers:
         merged["biomarkers"] = markers
@@ -113,6 +117,8 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
         merged["prior_steps"] = priors
     if ecog is not None:
         merged["ecog_max"] = ecog
+    if ecog_lo is not None:
+        merged["ecog_min"] = ecog_lo
     return merged, None, None
 
 

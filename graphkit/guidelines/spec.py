@@ -30,6 +30,7 @@ class Condition:
     site: str | None = None
     prior_step: str | None = None
     ecog_max: int | None = None
+    ecog_min: int | None = None
 
     def as_dict(self) -> dict:
         d: dict = {}
@@ -43,6 +44,8 @@ class Condition:
             d["prior_step"] = self.prior_step
         if self.ecog_max is not None:
             d["ecog_max"] = self.ecog_max
+        if self.ecog_min is not None:
+            d["ecog_min"] = self.ecog_min
         return d
 
 
@@ -178,7 +181,7 @@ def condition_of(when: dict | None) -> Condition:
     return Condition(
         biomarkers=tuple(sorted((str(k), str(v)) for k, v in (when.get("biomarkers") or {}).items())),
         stage_min=stage.get("min"), stage_max=stage.get("max"), site=when.get("site"),
-        prior_step=when.get("prior_step"), ecog_max=when.get("ecog_max"))
+        prior_step=when.get("prior_step"), ecog_max=when.get("ecog_max"), ecog_min=when.get("ecog_min"))
 
 
 def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> GuidelineSpec:

@@ -8,7 +8,7 @@ ER stated both ways leaves the condition unknown.
 
 from __future__ import annotations
 
-from graphkit.clinical.sites import site_group
+from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.values import STAGE_GROUP, marker_satisfies, stage_rank
 from graphkit.guidelines.spec import Condition
 from graphkit.reason.model import SATISFIED, UNKNOWN, VIOLATED, Check
@@ -59,12 +59,13 @@ def check_site(state: PatientState, site: str) -> Check:
     return Check("site", site, "/".join(sites), SATISFIED if ok else VIOLATED, ev)
 
 
-def check_ecog(state: PatientState, ecog_max: int) -> Check:
+def check_ecog(state: PatientState, ecog_max: int | None, ecog_min: int | None = None) -> Check:
+    lo, hi = ecog_min if ecog_min is not None else 0, ecog_max if ecog_max is not None else 4
+    required = f"{lo}-{hi}"
     p = state.performance
     if p is None:
-        return Check("ECOG", f"<= {ecog_max}", None, UNKNOWN)
-    return Check("ECOG", f"<= {ecog_max}", str(p.value), SATISFIED if p.value <= ecog_max else VIOLATED,
-                 _ev(p.evidence))
+        return Check("ECOG", required, None, UNKNOWN)
+    return Check("ECOG", required, str(p.value), SATISFIED if lo <= p.value <= hi else VIOLATED, _ev(p.evidence))
 
 
 def check_prior(step: str, done: dict[str, str]) -> Check:
@@ -82,8 +83,8 @@ def evaluate(conditions: dict, state: PatientState, done: dict[str, str], stage=
         out.append(check_stage(state, rng.get("min"), rng.get("max"), stage))
     out += [check_site(state, s) for s in conditions.get("sites") or ()]
     out += [check_prior(p, done) for p in conditions.get("prior_steps") or ()]
-    if conditions.get("ecog_max") is not None:
-        out.append(check_ecog(state, conditions["ecog_max"]))
+    if conditions.get("ecog_max") is not None or conditions.get("ecog_min") is not None:
+        out.append(check_ecog(state, conditions.get("ecog_max"), conditions.get("ecog_min")))
     return out
 
 
@@ -100,6 +101,8 @@ def evaluate_condition(cond: Condition, state: PatientState, done: dict[str, str
         merged["prior_steps"] = [cond.prior_step]
     if cond.ecog_max is not None:
         merged["ecog_max"] = cond.ecog_max
+    if cond.ecog_min is not None:
+        merged["ecog_min"] = cond.ecog_min
     return evaluate(merged, state, done, stage)
 
 
@@ -125,10 +128,13 @@ def applicable(state: PatientState, condition_codes: frozenset[str] | set[str]) 
     """Ids of the patient's own cancer events whose codes or is-a ancestors name one of the guideline's
     condition codes (ICD-10-CM codes also by three-character category). O(cancers × codes)."""
     cats = {c.split("|", 1)[1][:3] for c in condition_codes if c.startswith("ICD-10-CM|")}
+    guideline_site = site_group(site_of(tuple(condition_codes)))
     hits = []
     for c in state.cancers:
         keys = set(c.codes) | set(c.ancestors)
         if keys & set(condition_codes) or any(k.startswith("ICD-10-CM|") and k.split("|", 1)[1][:3] in cats
                                               for k in keys):
             hits += [e.event for e in c.evidence]
+        elif c.site_inferred and guideline_site and site_group(c.site) == guideline_site:
+            hits += [e.event for e in c.evidence]  # "adenocarcinoma" in a patient whose cancer is in the lung
     return hits

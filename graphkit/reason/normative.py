@@ -29,13 +29,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from graphkit.guidelines.paths import GuidelinePath
+from graphkit.guidelines.paths import GuidelinePath, step_graph
+from graphkit.clinical.treatments import is_cancer_treatment
 from graphkit.guidelines.spec import GuidelineSpec, Step
 from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of
 from graphkit.reason.model import UNKNOWN, VIOLATED, CareItem, Check, GuidelineAssessment, MissingInfo, PathVerdict
 from graphkit.state.model import Fact, PatientState
 
 IMPLIED_KINDS = frozenset({"Decision", "ClinicalSituation"})
+_NONE = type("NoMarker", (), {"status": None})()
 #: Markers guidelines use that follow from others (graphkit.clinical.values.derived_markers).
 DERIVED_FROM = {"HR": ("ER", "PR"), "MSI": ("MMR",), "MMR": ("MSI",)}
 #: Fact kinds that can realize a step of each kind (a diagnosis does not realize a treatment).
@@ -87,11 +89,15 @@ def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset(
     to leave out (restatements)."""
     codes, cats = _code_keys(step)
     kinds = REALIZERS.get(step.kind, frozenset())
-    out = [f for f in state.facts if f.kind in kinds and f.id not in skip and _fact_matches(f, codes, cats)]
     est = step.establishes
     if est.biomarkers:
+        # a testing step is done when a result is documented: "NGS sent" or "PD-L1 pending" is not a result
+        kinds = kinds - {"Test", "Procedure"}
+    out = [f for f in state.facts if f.kind in kinds and f.id not in skip and _fact_matches(f, codes, cats)]
+    if est.biomarkers:
         out += [f for f in state.facts if f.kind == "Biomarker" and any(
-            v.split("=", 1)[0] in est.biomarkers and not v.endswith(("=pending", "=not-tested")) for v in f.values)]
+            v.split("=", 1)[0] in est.biomarkers and not v.endswith(("=pending", "=not-tested", "=invalid"))
+            for v in f.values)]
     if est.stage == "any" or est.stage == "clinical":
         out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") in (None, "clinical")
                 and not any(x.startswith("invalid") for x in f.flags)]
@@ -126,9 +132,10 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             if dated:
                 treated[i] = dated[0]
     out: dict[str, Match] = {}
+    used: set[str] = set()  # one fact realizes one step of a path (a regimen may realize several)
     for i, sid in enumerate(steps):
         st = spec.step(sid)
-        facts = candidates[sid]
+        facts = [f for f in candidates[sid] if f.id not in used]
         if st.kind in ("Assessment", "FollowUp") and any(spec.step(s).kind == "Treatment" for s in steps[:i]):
             # a response assessment or follow-up comes after treatment: imaging before it was diagnostic
             done_before = [d for j, d in treated.items() if j < i]
@@ -145,6 +152,7 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
         if facts:
             dated = [f.date for f in facts if f.date]
             out[sid] = Match(min(dated) if dated else None, tuple(f.id for f in facts))
+            used |= {f.id for f in facts if st.kind != "Assessment" and not any(c.startswith("regimen|") for c in f.codes)}
     return out
 
 
@@ -192,6 +200,9 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
         elif reasons:
             item.status, item.reason = "not-applicable", reasons[0]
             # a step that is not indicated does not hold up the next one
+        elif any((state.markers.get(x) or _NONE).status == "pending" for x in st.establishes.biomarkers):
+            item.status, item.reason = "due", "results pending: document them when they are back"
+            prev_ok = False
         elif item.overdue_since and at > dt.date.fromisoformat(item.overdue_since):
             item.status = "overdue"
             prev_ok = False
@@ -219,6 +230,34 @@ def path_checks(spec: GuidelineSpec, p: GuidelinePath, state: PatientState, matc
         day = min(later).isoformat() if later else None
         out += evaluate_condition(edge.when, state, done, stage_as_of(state, day) if day else None)
     return out
+
+
+def prefer_continuation(spec: GuidelineSpec, paths: list[PathVerdict], matches: dict[str, dict]) -> list[PathVerdict]:
+    """Among equally good paths, a fork at a step that is not a Decision (after a treatment: go on to
+    monitoring, or to the next line / supportive care) is not a choice the team has made: while no
+    branch step is done, the branch that continues into follow-up is the one followed; progression
+    branches are for when the record shows progression (a later-line step done). O(paths²)."""
+    keep = list(paths)
+    changed = True
+    while changed and len(keep) > 1:
+        changed = False
+        for a in keep:
+            for b in keep:
+                if a is b:
+                    continue
+                k = next((i for i, (x, y) in enumerate(zip(a.steps, b.steps)) if x != y), None)
+                if k is None or k == 0 or spec.step(a.steps[k - 1]).kind == "Decision":
+                    continue
+                ra, rb = a.steps[k], b.steps[k]
+                if ra in matches[a.path] or rb in matches[b.path]:
+                    continue
+                if spec.step(ra).kind == "FollowUp" and spec.step(rb).kind != "FollowUp":
+                    keep.remove(b)
+                    changed = True
+                    break
+            if changed:
+                break
+    return keep
 
 
 def divergence(spec: GuidelineSpec, paths: list[PathVerdict], step: str) -> str | None:
@@ -261,14 +300,21 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         res.checks = [c for p in paths[:1] for c in evaluate(p.conditions, state, {})]
         return res
 
+    treated = {f.id: f.codes[0] for f in state.facts if f.codes and is_cancer_treatment(f.kind, f.codes, f.ancestors)}
+
     def rank(pv: PathVerdict):
-        items = per_path[pv.path][1].values()
-        n_done = sum(i.status in ("done", "done-not-indicated") for i in items)
-        n_bad = sum(i.status in ("overdue", "missing") for i in items)
-        return (-n_done, n_bad)
+        """More steps done and fewer of the patient's cancer treatments left unexplained, then fewer
+        steps overdue or missing: the branch the care took."""
+        matches, items = per_path[pv.path]
+        n_done = sum(i.status in ("done", "done-not-indicated") for i in items.values())
+        n_bad = sum(i.status in ("overdue", "missing") for i in items.values())
+        used = {f for m in matches.values() for f in m.facts}
+        unexplained = set(treated.values()) - {treated[f] for f in used if f in treated}
+        return (-(n_done - len(unexplained)), n_bad)
 
     best = min(rank(v) for v in verdicts)
-    followed = [v for v in verdicts if rank(v) == best]
+    followed = prefer_continuation(spec, [v for v in verdicts if rank(v) == best],
+                                   {v.path: per_path[v.path][0] for v in verdicts})
     res.followed_paths = [v.path for v in followed]
     res.checks = list({(c.fact, c.required): c for v in followed for c in v.checks}.values())
     res.items = merge_items(spec, followed, {v.path: per_path[v.path][1] for v in followed})
@@ -300,12 +346,20 @@ def merge_items(spec: GuidelineSpec, followed: list[PathVerdict], statuses: dict
         if kinds & {"done", "done-not-indicated"}:
             out[sid] = next(i for i in items if i.status in ("done", "done-not-indicated"))
         elif kinds & {"due", "overdue", "missing"} and not on_all:
-            item.status = "option"
+            late = [i for i in items if i.status in ("overdue", "missing")]
+            # an alternative whose window closed on every path that has it: the choice itself is overdue
+            item = late[0] if len(late) == len(items) else item
+            if item not in late:
+                item.status = "option"
             item.option_of = divergence(spec, followed, sid)
             out[sid] = item
         elif on_all:
-            # statuses differ only by the paths' earlier steps: report the most urgent
-            for s in ("overdue", "missing", "due", "not-applicable", "not-yet-due"):
+            # statuses differ with the branch taken before it: urgent only if urgent on every path
+            if kinds <= {"due", "overdue", "missing"}:
+                order = ("overdue", "missing", "due")
+            else:
+                order = ("not-applicable", "not-yet-due", "due", "missing", "overdue")
+            for s in order:
                 if s in kinds:
                     out[sid] = next(i for i in items if i.status == s)
                     break
@@ -319,8 +373,10 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     on_paths = {sid for v in followed for sid in v.steps}
     used = {f for m in matches.values() for x in m.values() for f in x.facts}
     out = []
+    graph = step_graph(spec)
+    done = {sid for sid, facts in candidates.items() if facts}
     for st in spec.steps:
-        if st.id in on_paths or st.kind != "Treatment":
+        if st.id in on_paths or st.kind != "Treatment" or not _reachable(spec, graph, st.id, done):
             continue
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
         if not facts:
@@ -346,7 +402,7 @@ def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: st
         while k > 0:
             edge = p.edges[k - 1]
             w = edge.when
-            if w.biomarkers or w.stage_min or w.stage_max or w.site or w.ecog_max is not None:
+            if w.biomarkers or w.stage_min or w.stage_max or w.site or w.ecog_max is not None or w.ecog_min is not None:
                 for c in evaluate_condition(w, state, {}):
                     out.setdefault((c.fact, c.required), c)
                 break
@@ -354,6 +410,26 @@ def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: st
                 break
             k -= 1
     return list(out.values())
+
+
+def _reachable(spec: GuidelineSpec, graph, step: str, done: set[str]) -> bool:
+    """Whether care could have arrived at ``step``: one of its nearest observable predecessors (through
+    decisions) has matching care, or it follows the entry. An osimertinib given for advanced disease is
+    not an adjuvant osimertinib when no resection was done."""
+    todo, seen = list(graph.predecessors(step)), set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        kind = spec.step(p).kind
+        if kind in IMPLIED_KINDS:
+            if graph.in_degree(p) == 0:
+                return True
+            todo.extend(graph.predecessors(p))
+        elif p in done:
+            return True
+    return False
 
 
 def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: PatientState) -> list[MissingInfo]:

@@ -51,24 +51,42 @@ def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[F
     return sorted(happened, key=key), sorted(planned, key=key)
 
 
+def patient_site(facts: list[Fact]) -> str | None:
+    """The one cancer site the record points to, when it points to one: the sites of coded cancers and
+    of staged tumours (a stage carries its note's cancer site). None when none, or several groups."""
+    sites = [f.detail.get("site") or site_of(f.codes, f.ancestors, f.text) for f in facts if f.kind == "Cancer"]
+    sites += [f.detail.get("site") for f in facts if f.kind == "Stage"]
+    sites = [s for s in sites if s]
+    groups = {site_group(s) for s in sites}
+    if len(groups) != 1:
+        return None
+    specific = [s for s in sites if s != site_group(s)]
+    return max(set(specific), key=specific.count) if specific else sites[0]
+
+
 def cancers_of(facts: list[Fact]) -> list[CancerFact]:
-    """Own cancers grouped by site (or by first code when the site is unknown), first date first."""
+    """Own cancers grouped by site (or by first code when the site is unknown), first date first. A
+    histology written without a site anywhere in its note ("adenocarcinoma" in an EBUS report) takes the
+    patient's one cancer site when the record points to exactly one."""
     groups: dict[str, list[Fact]] = defaultdict(list)
+    fallback = patient_site(facts)
     for f in facts:
         if f.kind != "Cancer":
             continue
-        site = f.detail.get("site") or site_of(f.codes, f.ancestors, f.text)
+        site = f.detail.get("site") or site_of(f.codes, f.ancestors, f.text) or fallback
         groups[site or (f.codes[0] if f.codes else f.text.lower())].append(f)
     out = []
     for key, fs in groups.items():
         best = max(fs, key=lambda f: (len(f.ancestors), "suspect" not in f.text.lower(), f.date or dt.date.min))
-        site = best.detail.get("site") or site_of(best.codes, best.ancestors, best.text)
+        own_site = best.detail.get("site") or site_of(best.codes, best.ancestors, best.text)
+        site = own_site or fallback
         hist = next((f.detail.get("histology") for f in fs if f.detail.get("histology")), None)
         dates = [f.date for f in fs if f.date]
         out.append(CancerFact(best.text, site, hist,
                               tuple(dict.fromkeys(c for f in fs for c in f.codes)),
                               tuple(dict.fromkeys(a for f in fs for a in f.ancestors)),
-                              _iso(min(dates)) if dates else None, tuple(evidence(f) for f in fs[:5])))
+                              _iso(min(dates)) if dates else None, tuple(evidence(f) for f in fs[:5]),
+                              site_inferred=own_site is None and site is not None))
     return sorted(out, key=lambda c: (c.first or "9999", c.name))
 
 

@@ -47,6 +47,7 @@ class CancerFact:
     ancestors: tuple[str, ...]
     first: str | None
     evidence: tuple[Evidence, ...]
+    site_inferred: bool = False  # a histology without a site, placed at the patient's one cancer site
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ _NOT_TESTED = re.compile(r"\bnot\s+(?:tested|performed|sent|done|assessed|obtain
                          r"\bno\s+(?:testing|test)\b", re.I)
 _HISTORY_WORDS = re.compile(r"^(?:history|hx|hist|ho|h/o|past history|past medical history|history of)$", re.I)
 PLANNED_KINDS = {"Medication", "Procedure", "Test"}
+_DOUBT = {"unlikely", "is unlikely", "less likely", "doubtful", "not favored"}
 _WEAK_HISTORY = {"after", "following", "post", "since completing"}
 
 
@@ -65,6 +66,9 @@ def context_rules():
               for c in ("negative", "negative for", "declines", "refuses", "not a candidate for",
                         "not a surgical candidate for", "no indication for", "never had", "never received",
                         "opted against", "did not receive", "has not received", "has not started", "not started",
+                        "defer", "defers", "deferring", "hold off on", "holding off on", "forgo", "forgoing",
+                        "has not taken", "have not taken", "never took", "did not take", "not taking",
+                        "is not taking", "never filled", "never started", "never initiated",
                         "avoid", "to avoid", "prefers to avoid", "without")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6) for c in ("never",)]
     # counselling about side effects names diseases and drugs the patient does not have or take
@@ -88,10 +92,10 @@ def context_rules():
                         "in case of", "to evaluate for", "to rule out", "discussed", "options include",
                         "options including", "if", "would consider", "could consider", "candidate for")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
-               "plans for", "planned", "plan", "plan to", "scheduled for", "scheduled", "to start", "to begin",
+               "plans for", "plan", "plan to", "scheduled for",
                "to receive", "to undergo", "recommend", "recommended", "recommending", "recommendation for",
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
-               "proceed with", "will undergo", "will receive", "will get", "will order", "ordered", "order",
+               "proceed with", "will undergo", "will receive", "will get", "will order", "order",
                "will obtain", "will check", "will schedule", "to be scheduled", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
@@ -110,6 +114,20 @@ def context_rules():
               for c in ("risk of", "risk for", "at risk for", "at risk of", "screening for", "screen for",
                         "increased risk of", "elevated risk of", "high risk for", "high-risk for")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=2) for c in ("+/-", "+/ -", "with or without")]
+    # options weighed, preferences: nothing is given yet
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
+              for c in ("options:", "options are", "options were", "options discussed", "alternatives:",
+                        "choices:", "discussed options")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4) for c in ("vs", "vs.", "versus")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
+              for c in ("unlikely", "is unlikely", "less likely", "not favored", "doubtful")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4)
+              for c in ("would require", "would need", "would entail", "would have required", "would mean")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
+              for c in ("prefers", "would prefer", "leaning toward", "leaning towards", "favors", "favours")]
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8)
+              for c in ("to start", "to begin", "to be started", "to commence", "to be scheduled", "starting next",
+                        "due to start")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
               for c in ("depends on", "depending on", "plan depends on", "if amplified", "if positive", "if negative",
                         "if not", "if low", "if high", "if needed", "contingent on")]
@@ -124,8 +142,9 @@ def context_rules():
               for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6)
-              for c in ("planned", "scheduled", "is recommended", "was recommended", "are recommended",
-                        "to follow", "is pending", "pending", "to be arranged", "ordered")]
+              for c in ("is recommended", "was recommended", "are recommended",
+                        "to follow", "is pending", "pending", "to be arranged")]
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6) for c in ("planned", "scheduled", "ordered")]
     return rules
 
 
@@ -152,8 +171,10 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if kind in ("Biomarker", "Stage"):
         if kind == "Biomarker" and _NOT_TESTED.search(ent.sent.text if ent.sent is not None else ent.doc.text):
             return "negated", cue
-        if ent._.is_hypothetical or ent._.is_uncertain:
-            return "possible", cue
+        if ent._.is_hypothetical or ent._.is_uncertain or any(
+                ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _DOUBT
+                and 0 <= m.modifier_span[0] - ent.end <= 2 for m in mods):
+            return "possible", cue  # "MSI-H unlikely": a guess, not a result
         return "present", cue
     if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)):
         return "negated", cue

@@ -47,12 +47,14 @@ SITES: dict[str, tuple[str, str | None]] = {
     "colon": (r"colon|colonic|(?:ascending|transverse|descending|sigmoid|right|left)\s+colon|sigmoid|cec(?:um|al)|"
               r"caec(?:um|al)|hepatic\s+flexure|splenic\s+flexure", "colorectal"),
     "rectum": (r"rect(?:um|al)|rectosigmoid(?:\s+junction)?|(?:low|mid|upper)\s+rectal", "colorectal"),
+    # the anal canal is not the rectum: its squamous cancers have their own guidelines
+    "anus": (r"anal\s+canal|anal(?!\s+verge)|anus|perianal", None),
 }
 SITE_GROUP = {"breast": "breast", "lung": "lung", "colon": "colorectal", "rectum": "colorectal",
-              "colorectal": "colorectal"}
+              "colorectal": "colorectal", "anus": "anus"}
 # DO names use the noun ("rectum adenocarcinoma"); some use another word for the site
 _SITE_NAMES = {"colorectal": ("colorectal",), "colon": ("colon",), "rectum": ("rectum", "rectal"),
-               "lung": ("lung",), "breast": ("breast",)}
+               "lung": ("lung",), "breast": ("breast",), "anus": ("anus", "anal")}
 _HIST_IN_DO = {"cancer": ("cancer", "carcinoma"), "non-small cell carcinoma": ("non-small cell carcinoma",),
                "small cell carcinoma": ("small cell carcinoma",)}
 

@@ -162,6 +162,8 @@ _MAY_BIOMARK = re.compile(r"(?-i:ER|PR|HR|HER|EGFR|[KN]-?RAS|RAS|BRAF|MET|ALK|RO
 _MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyura]{0,2})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
 _MAY_METASTASIS = re.compile(r"metasta|mets\b|carcinomatosis", re.I)
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
+_NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
+                    r"has not|have not|did not|didn't", re.I)
 _LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followed by a colon is a topic label
 
 
@@ -374,7 +376,25 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
                     mentions = [m for m in mentions if m not in overlap]
                     mentions.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
                                             tuple(lexicon.lookup(ent.text))))
-        out.append(sorted(mentions, key=lambda m: m.start))
+        out.append(_plan_chains(doc.text, sorted(mentions, key=lambda m: m.start)))
+    return out
+
+
+_CHAIN = re.compile(r"(?:\bthen\b|\bfollowed by\b|->|→|\bafter which\b)", re.I)
+
+
+def _plan_chains(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A plan goes on through "then", "followed by", "->": "cisplatin/pemetrexed x4 to start 10/28, then
+    adjuvant immunotherapy" plans the immunotherapy too. A treatment with no cue of its own that follows
+    a planned one through such a link is planned. O(mentions)."""
+    out, planned_end = [], None
+    for m in mentions:
+        if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None and planned_end is not None \
+                and _CHAIN.search(text[planned_end:m.start]) and len(text[planned_end:m.start]) < 60:
+            m = replace(m, assertion="planned", cue="then")
+        if m.kind in PLANNED_KINDS and m.assertion == "planned":
+            planned_end = m.end
+        out.append(m)
     return out
 
 
@@ -401,6 +421,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 if status not in ("pending", "invalid"):
                     statuses.setdefault(marker, set()).add(status)
     conflicts = {k for k, v in statuses.items() if len(v) > 1}
+    # "osimertinib was prescribed ... never started": a treatment the note says was never taken is not
+    # given by its bare mentions elsewhere in the same note
+    never = {c.code for ms in mentions for m in ms
+             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
+             for c in m.concepts[:1]}
     out = []
     for ms in mentions:
         row = []
@@ -425,6 +450,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 hit = sorted({v.partition("=")[0] for v in m.values} & conflicts)
                 if hit:
                     m = replace(m, flags=m.flags + tuple(f"conflict:{k}" for k in hit))
+            if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
+                    m.concepts and m.concepts[0].code in never:
+                m = replace(m, assertion="negated", cue="never taken (same note)")
+            if m.kind == "Stage" and group_site and "site" not in m.detail:
+                m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
         out.append(row)
     return out
