@@ -60,3 +60,7 @@ RETURN count(DISTINCT c) AS concepts, count(ev) AS events
 // name: note_flags
 MATCH (n:Note {id: $id})
 RETURN n.flags AS note_flags
+
+// name: patient_state
+MATCH (s:PatientState {id: $id})
+RETURN s.json AS json, s.patient AS patient

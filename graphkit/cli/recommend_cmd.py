@@ -27,6 +27,7 @@ def recommend(
     show_text: bool = typer.Option(False, "--show-text",
                                    help="Also print the summary and recommendation (they quote the patient's "
                                         "record: PHI). Without it only ids, status and citations are printed."),
+    at: str = typer.Option(None, "--at", help="Reason about the record as of this date (YYYY-MM-DD; default today)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Write a patient's clinical summary and guideline-grounded recommendation. Every [E3]-style
@@ -46,6 +47,9 @@ def recommend(
 
     if bool(patient) == bool(all_patients):
         raise BadInputError("name one patient, or use --all", fix="graphkit recommend --help")
+    from graphkit.cli.state_cmd import _date
+
+    when = _date(at)
     chat = from_spec(llm, temperature=temperature, max_tokens=max_tokens)
     filt = None
     if cptf:
@@ -60,7 +64,8 @@ def recommend(
                       console=err_console, transient=True, disable=as_json or len(ids) == 1) as bar:
             task = bar.add_task("rec", total=len(ids))
             for pid in ids:
-                rec = recommend_patient(store, pid, embedder, llm=chat, budget=budget, question=question, cptf=filt)
+                rec = recommend_patient(store, pid, embedder, llm=chat, budget=budget, question=question, cptf=filt,
+                                        at=when)
                 results.append(rec)
                 bar.advance(task)
     embedder.save()
@@ -69,11 +74,16 @@ def recommend(
                 "run": r.run, "citations": r.citations, "unknown_citations": r.unknown,
                 "uncited_sentences": len(r.uncited), "note": r.note, "prompt_tokens": r.prompt_tokens,
                 "pack_ms": round(r.pack_ms, 1),
+                "next_steps": [{"guideline": a.guideline, "version": a.version, "step": i.step, "status": i.status}
+                               for a in r.reasoning.applicable for i in a.next_steps] if r.reasoning else [],
                 **({"summary": r.summary, "recommendation": r.text} if show_text else {})} for r in results]
         print_json(out[0] if patient else out)
         return
     for r in results:
         console.print(f"[bold]{r.patient}[/] — {r.status}, {r.mode} ({r.model}); stored as {r.id}")
+        for a in (r.reasoning.applicable if r.reasoning else []):
+            steps = ", ".join(f"{i.step} ({i.status})" for i in a.next_steps) or "nothing due"
+            console.print(f"  {a.guideline} {a.version}: {steps}")
         if show_text:  # the user asked to see text that quotes the record
             console.print(f"[bold]Summary.[/] {r.summary}", soft_wrap=True)
             console.print(f"[bold]Recommendation.[/] {r.text}", soft_wrap=True)

@@ -88,9 +88,12 @@ def disagreement(a: GuidelineAssessment, descriptive: dict) -> str | None:
 
 
 def assess_patient(store: GraphStore, patient: str, at: dt.date | None = None, *, save: bool = False,
-                   guidelines: list[LoadedGuideline] | None = None) -> PatientReasoning:
+                   guidelines: list[LoadedGuideline] | None = None,
+                   editions_at: dt.date | None = None) -> PatientReasoning:
+    """The patient's state at ``at`` against the latest guideline editions (or those in force at
+    ``editions_at``, for an audit of what was expected then)."""
     store.require_patients([patient])
-    guidelines = guidelines if guidelines is not None else load_guideline_specs(store, at)
+    guidelines = guidelines if guidelines is not None else load_guideline_specs(store, editions_at)
     alignment = store.read("context.patient_alignment", patient=patient)
     facts = load_facts(store, [patient])[patient]
     result = reason_about(patient, facts, guidelines, at, alignment[0] if alignment else None)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+import networkx as nx
+
 from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.clinical.treatments import is_cancer_treatment
 from graphkit.guidelines.spec import GuidelineSpec, Step
@@ -375,10 +377,18 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     out = []
     graph = step_graph(spec)
     done = {sid for sid, facts in candidates.items() if facts}
+    surgeries = [m.date for x in matches.values() for sid, m in x.items() if _is_surgery(spec.step(sid)) and m.date]
+    surgery = min(surgeries) if surgeries else None
+    surgical = {s.id for s in spec.steps if _is_surgery(s)}
     for st in spec.steps:
         if st.id in on_paths or st.kind != "Treatment" or not _reachable(spec, graph, st.id, done):
             continue
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
+        if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
+            if nx.descendants(graph, st.id) & surgical:
+                facts = [f for f in facts if f.date is None or f.date < surgery]
+            elif nx.ancestors(graph, st.id) & surgical:
+                facts = [f for f in facts if f.date is None or f.date >= surgery]
         if not facts:
             continue
         why = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, {}))]
@@ -388,6 +398,7 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
                         evidence_source=st.evidence_source, position=10_000,
                         reason=why[0] if why else "no path this patient is eligible for contains this step")
         out.append(item)
+        used |= {f.id for f in facts}  # one deviation per fact: the first step (in guideline order) it fits
     return out
 
 
@@ -413,22 +424,22 @@ def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: st
 
 
 def _reachable(spec: GuidelineSpec, graph, step: str, done: set[str]) -> bool:
-    """Whether care could have arrived at ``step``: one of its nearest observable predecessors (through
-    decisions) has matching care, or it follows the entry. An osimertinib given for advanced disease is
-    not an adjuvant osimertinib when no resection was done."""
+    """Whether care could have arrived at ``step``: walking back through steps not done, some earlier
+    step has matching care (or the entry is reached) without passing a surgery that was not done. An
+    osimertinib given for advanced disease is not an adjuvant osimertinib when no resection was done."""
     todo, seen = list(graph.predecessors(step)), set()
     while todo:
         p = todo.pop()
         if p in seen:
             continue
         seen.add(p)
-        kind = spec.step(p).kind
-        if kind in IMPLIED_KINDS:
-            if graph.in_degree(p) == 0:
-                return True
-            todo.extend(graph.predecessors(p))
-        elif p in done:
+        if p in done:
             return True
+        if _is_surgery(spec.step(p)):
+            continue  # adjuvant care without the operation it follows is not that step
+        if graph.in_degree(p) == 0:
+            return True
+        todo.extend(graph.predecessors(p))
     return False
 
 

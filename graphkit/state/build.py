@@ -124,7 +124,8 @@ def stage_of(facts: list[Fact], site: str | None) -> tuple[StageFact | None, lis
                 t, n, m = tnm.t or t, tnm.n or n, tnm.m or m
                 prefix = tnm.prefix or prefix
         tnm = Tnm(prefix or "", t, n, m) if (t or n or m) else None
-        groups = _most_specific(groups)
+        derived_groups = {d for g, _, _, d in map(_stage_parts, fs) if d and not g}
+        groups = _most_specific(groups | derived_groups) if groups else groups
         if len(groups) > 1:
             issues.append(Issue("conflict", "stage", f"different stage groups stated on {_iso(day)}: "
                                                      f"{', '.join(sorted(groups, key=stage_rank))}; not used",
@@ -188,7 +189,7 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
     usable = {k: v.status for k, v in out.items() if v.status not in _UNUSABLE + ("conflicting",)}
     for name, status in derived_markers(usable).items():
         sources = ("ER", "PR") if name == "HR" else ("MMR",) if name == "MSI" else ("MSI",)
-        srcs = [out[s] for s in sources if s in out]
+        srcs = [out[s] for s in sources if s in usable]
         out[name] = MarkerFact(name, status, {}, max((s.date or "") for s in srcs) or None,
                                tuple(e for s in srcs for e in s.evidence), tuple(s.name for s in srcs))
     return out, issues

@@ -1,0 +1,163 @@
+"""Patient state and normative guideline reasoning: pure functions on hand-made facts, and one patient
+end to end through ingestion, the graph and the recommendation."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from graphkit.guidelines.paths import enumerate_paths
+from graphkit.guidelines.validate import validate_file
+from graphkit.reason.normative import assess
+from graphkit.state.build import build_state
+from graphkit.state.model import Fact
+
+ROOT = Path(__file__).resolve().parent.parent
+D = dt.date.fromisoformat
+
+
+def fact(i, kind, text, date, *, assertion="present", values=(), detail=None, codes=(), ancestors=(), flags=()):
+    return Fact(f"f{i}", kind, text, assertion, D(date), None, tuple(values), detail or {}, tuple(flags),
+                tuple(codes), tuple(ancestors), order=i)
+
+
+BREAST = ("DOID|DOID:3008", "NCIT|C4017")
+BREAST_UP = ("DOID|DOID:1612", "DOID|DOID:162")
+
+
+def _breast(extra=(), *, her2="positive", er="positive"):
+    """An IDC of the breast, stage IIA, lumpectomy and SLNB, radiotherapy; no systemic therapy."""
+    base = [
+        fact(1, "Test", "mammogram", "2024-01-10", codes=("SNOMED-CT|71651007",)),
+        fact(2, "Test", "core bx", "2024-01-12", codes=("SNOMED-CT|9911007",)),
+        fact(3, "Cancer", "IDC", "2024-01-15", detail={"histology": "invasive ductal carcinoma", "site": "breast"},
+             codes=BREAST, ancestors=BREAST_UP),
+        fact(4, "Biomarker", "ER 90%", "2024-01-15", values=(f"ER={er}",)),
+        fact(5, "Biomarker", "PR 10%", "2024-01-15", values=(f"PR={er}",)),
+        fact(6, "Biomarker", "HER2 3+", "2024-01-15", values=(f"HER2={her2}",)),
+        fact(7, "Stage", "cT2N0M0", "2024-01-20", values=("cT2N0M0",),
+             detail={"basis": "clinical", "t": "T2", "n": "N0", "m": "M0", "derived_group": "IIA", "site": "breast"}),
+        fact(8, "Procedure", "lumpectomy", "2024-02-20", codes=("SNOMED-CT|392021009",)),
+        fact(9, "Procedure", "SLNB", "2024-02-20", codes=("SNOMED-CT|396487001",)),
+        fact(10, "Procedure", "WBI 40 Gy/15 fx", "2024-04-01", codes=("SNOMED-CT|33195004",),
+             detail={"status": "completed"}),
+    ]
+    return base + list(extra)
+
+
+def _spec(name):
+    spec = validate_file(ROOT / "guidelines" / f"{name}.yaml").spec
+    codes = frozenset(f"{c.system}|{c.code}" for c in spec.condition_codes)
+    return spec, enumerate_paths(spec), codes
+
+
+def test_state_derives_hr_combines_tnm_and_reports_conflicts_without_resolving_them():
+    facts = _breast([fact(20, "Biomarker", "ER negative", "2024-01-15", values=("ER=negative",)),
+                     fact(21, "Stage", "stage IIIA", "2024-01-20", values=("IIIA",), detail={"basis": "clinical"})])
+    st = build_state("p", facts, D("2024-06-01"))
+    assert st.markers["ER"].status == "conflicting" and st.marker("ER") is None  # never resolved silently
+    assert st.markers["HR"].status == "positive" and st.markers["HR"].derived_from == ("PR",)
+    assert {i.fact for i in st.issues if i.kind == "conflict"} == {"ER", "stage"}
+    assert st.cancers[0].site == "breast"
+    assert sorted(t.name for t in st.treatments) == ["SLNB", "WBI 40 Gy/15 fx", "lumpectomy"]
+
+
+def test_state_at_a_date_ignores_later_facts_and_others_facts():
+    facts = _breast([fact(30, "Medication", "letrozole", "2024-05-01", codes=("RxNorm|72965",),
+                          ancestors=("ATC|L02BG04", "ATC|L02BG", "ATC|L02")),
+                     fact(31, "Cancer", "ovarian ca", "2024-01-10", assertion="family", codes=("DOID|DOID:2394",))])
+    early = build_state("p", facts, D("2024-03-01"))
+    assert [c.site for c in early.cancers] == ["breast"]  # the relative's cancer is not the patient's
+    assert not any(t.name == "letrozole" for t in early.treatments)
+    assert any(t.name == "letrozole" for t in build_state("p", facts, D("2024-06-01")).treatments)
+
+
+def test_er_her2_positive_without_anti_her2_or_endocrine_therapy_is_told_what_is_missing():
+    """The issue's case: surgery and radiotherapy only, on an ER+/HER2+ stage II breast cancer."""
+    spec, paths, codes = _spec("breast-early")
+    st = build_state("p", _breast(), D("2024-12-01"))
+    a = assess(spec, paths, st, D("2024-12-01"), codes)
+    status = {i.step: i.status for i in a.items}
+    assert a.applies and status["breast-conserving-surgery"] == "done" and status["adjuvant-radiotherapy"] == "done"
+    assert status["adjuvant-anti-her2-therapy"] in ("missing", "overdue")
+    assert status["adjuvant-endocrine-therapy"] in ("missing", "overdue")
+    assert "adjuvant-anti-her2-therapy" in [i.step for i in a.next_steps]
+
+
+def test_trastuzumab_for_her2_negative_disease_is_done_but_not_indicated():
+    spec, paths, codes = _spec("breast-early")
+    tras = fact(40, "Medication", "trastuzumab", "2024-03-15", codes=("RxNorm|224905",),
+                ancestors=("ATC|L01FD01", "ATC|L01FD", "ATC|L01F", "ATC|L01"))
+    st = build_state("p", _breast([tras], her2="negative"), D("2024-12-01"))
+    a = assess(spec, paths, st, D("2024-12-01"), codes)
+    deviant = {i.step for i in a.items if i.status == "done-not-indicated"}
+    assert "adjuvant-anti-her2-therapy" in deviant
+
+
+def test_undocumented_her2_is_missing_information_not_a_guess_and_branches_are_options():
+    spec, paths, codes = _spec("breast-early")
+    facts = [f for f in _breast() if f.id not in ("f6", "f8", "f9", "f10")]  # no HER2, nothing done yet
+    st = build_state("p", facts, D("2024-01-25"))
+    a = assess(spec, paths, st, D("2024-01-25"), codes)
+    assert [m.fact for m in a.missing_info] == ["HER2"] and a.missing_info[0].step == "receptor-testing"
+    assert any(i.status == "option" for i in a.items)  # neoadjuvant therapy or upfront surgery
+
+
+def test_family_history_or_negated_cancer_gets_no_guideline():
+    spec, paths, codes = _spec("breast-early")
+    facts = [fact(1, "Cancer", "breast cancer", "2024-01-10", assertion="family", codes=BREAST, ancestors=BREAST_UP),
+             fact(2, "Cancer", "breast cancer", "2024-01-10", assertion="negated", codes=BREAST, ancestors=BREAST_UP)]
+    a = assess(spec, paths, build_state("p", facts, D("2024-02-01")), D("2024-02-01"), codes)
+    assert not a.applies and not a.items
+
+
+def test_metastatic_breast_cancer_is_outside_the_early_guideline():
+    spec, paths, codes = _spec("breast-early")
+    facts = _breast([fact(50, "Stage", "stage IV", "2024-01-21", values=("IV",), detail={"basis": "clinical"})])
+    a = assess(spec, paths, build_state("p", facts, D("2024-02-01")), D("2024-02-01"), codes)
+    assert not a.applies and "scope" in a.reason
+
+
+def test_a_timing_window_makes_a_step_overdue_only_after_it_closes():
+    spec, paths, codes = _spec("breast-early")
+    facts = [f for f in _breast() if f.id != "f10"]  # no radiotherapy yet
+    soon = assess(spec, paths, build_state("p", facts, D("2024-03-01")), D("2024-03-01"), codes)
+    late = assess(spec, paths, build_state("p", facts, D("2024-09-01")), D("2024-09-01"), codes)
+    rt = lambda a: next(i for i in a.items if i.step == "adjuvant-radiotherapy")  # noqa: E731
+    assert rt(soon).status != "overdue" and rt(late).status in ("overdue", "missing")
+
+
+def test_recommendation_comes_from_the_normative_result_and_every_sentence_cites(store, nlp, prefix, tmp_path):
+    """Notes → ingestion → graph → state → eligibility → recommendation, stored with its citations."""
+    from conftest import load_repo_guideline
+    from graphkit.align.embed import TextEmbedder
+    from graphkit.recommend.job import recommend_patient
+    from graphkit.state.io import save_snapshot
+    from ingest.job import ingest_paths
+
+    load_repo_guideline(store, "breast-early")
+    notes = {
+        "a": ("2024-01-15", "Pathology", "Core bx L breast 1/12/24: invasive ductal carcinoma, grade 2. "
+                                         "ER 90%, PR 20%, HER2 3+ by IHC."),
+        "b": ("2024-01-20", "Consult", "L breast IDC, cT2 cN0 cM0, stage IIA. Plan: lumpectomy and SLNB."),
+        "c": ("2024-02-20", "Operative", "Procedure: L lumpectomy and sentinel lymph node biopsy performed."),
+        "d": ("2024-05-01", "Radiation oncology", "Completed whole breast irradiation 40 Gy in 15 fractions."),
+    }
+    rows = ["patient_id,note_id,time,type,path"]
+    for k, (day, typ, text) in notes.items():
+        (tmp_path / f"{k}.txt").write_text(text)
+        rows.append(f"{prefix}p,{prefix}{k},{day}T10:00,{typ},{k}.txt")
+    (tmp_path / "manifest.csv").write_text("\n".join(rows) + "\n")
+    ingest_paths(store, [tmp_path], quarantine_path=tmp_path / "q.jsonl", nlp=nlp)
+
+    rec = recommend_patient(store, f"{prefix}p", TextEmbedder(cache_file=tmp_path / "e.npz"), at=D("2024-12-01"))
+    assert rec.reasoning.applicable, [(x.guideline, x.reason) for x in rec.reasoning.assessments] + [(c.name, c.site, c.codes) for c in rec.reasoning.state.cancers]
+    a = rec.reasoning.applicable[0]
+    late = {i.step for i in a.by_status("overdue", "missing")}
+    assert {"adjuvant-anti-her2-therapy", "adjuvant-endocrine-therapy"} <= late
+    assert rec.status == "ok" and not rec.uncited and not rec.unknown
+    assert "HER2-directed" in rec.text and "[N" in rec.text  # cites the patient's care items
+    snap = save_snapshot(store, rec.reasoning.state)
+    stored = json.loads(store.read("testing.patient_state", id=snap)[0]["json"])
+    assert stored["markers"]["HER2"]["status"] == "positive" and stored["stage"]["group"] == "IIA"
