@@ -43,6 +43,10 @@ from graphkit.align.embed import TextEmbedder  # noqa: E402
 from graphkit.align.job import load_guidelines, load_trajectories  # noqa: E402
 from graphkit.align.model import AlignParams, Event, Guideline  # noqa: E402
 from graphkit.guidelines.spec import stage_rank  # noqa: E402
+from graphkit.reason.eligibility import evaluate  # noqa: E402
+from graphkit.reason.job import load_guideline_specs, reason_about  # noqa: E402
+from graphkit.state.build import build_state  # noqa: E402
+from graphkit.state.io import load_facts  # noqa: E402
 from graphkit.store import GraphStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -51,8 +55,11 @@ MANIFEST = HERE.parent / "ingest" / "demo" / "cohort" / "MANIFEST.json"
 ARM_GUIDELINE = {"breast": "breast-early", "lung": "nsclc", "colorectal": "colorectal"}
 
 
-def gold_for_patient(events: list[Event], g: Guideline, spec: dict, stage: str | None):
-    """(event id -> gold step uid) for the structured facts, and the gold path set."""
+def gold_for_patient(events: list[Event], g: Guideline, spec: dict, stage: str | None,
+                     eligible: set[str] | None = None):
+    """(event id -> gold step uid) for the structured facts, and the gold path set: among the paths
+    whose biomarker and stage conditions the STRUCTURED record satisfies (``eligible``; all paths
+    when none is), those covering the most gold steps with the fewest steps the record never shows."""
     uid = {s.id: s.uid for s in g.steps}
     code_step = {c: step for step, codes in spec.get("steps", {}).items() for c in codes}
     facts = [e for e in events if (e.source or "").startswith("fhir:") and e.assertion == "present"]
@@ -85,8 +92,9 @@ def gold_for_patient(events: list[Event], g: Guideline, spec: dict, stage: str |
         hi = stage_rank(p.stage_max, upper=True) if p.stage_max else 99
         return lo <= r <= hi
 
+    candidates = [p for p in g.paths if not eligible or p.id in eligible]
     keyed = [((len(steps & set(p.steps)), -len((set(p.steps) & observable) - steps), fits_stage(p)), p.id)
-             for p in g.paths]
+             for p in candidates]
     best_cov = max(k[0][0] for k in keyed)
     best_extra = max(k[0][1] for k in keyed if k[0][0] == best_cov)
     tied = [(k, pid) for k, pid in keyed if k[0] == best_cov and k[1] == best_extra]
@@ -136,34 +144,49 @@ def main() -> None:
             sys.exit("the demo cohort or its guidelines are not in the graph: run `graphkit demo` first")
         patients = sorted(arms)
         trajectories = load_trajectories(store, patients)
+        facts = load_facts(store, patients)
+        specs = {x.spec.id: x for x in load_guideline_specs(store)}
     embedder = TextEmbedder()
     params = AlignParams()
     aligner = Aligner(guidelines, embedder, params)
     # ablations: meaning only (codes ignored), and notes only (the structured facts withheld)
     semantic_only = Aligner(guidelines, embedder, replace(params, code_match=0.0, code_category_match=0.0,
                                                           code_conflict=1.0))
-    rows = {"graphkit": [], "baseline": [], "semantic_only": [], "notes_only": []}
+    rows = {"graphkit": [], "baseline": [], "semantic_only": [], "notes_only": [], "normative": [],
+            "graphkit_previous_gold": []}
     t0 = time.perf_counter()
     for pid in patients:
         events = trajectories[pid]
         arm, stage = arms[pid]
         g = by_id[ARM_GUIDELINE[arm]]
-        gold_events, gold_steps, gold_paths = gold_for_patient(events, g, spec[g.id], stage)
-        facts = [e.id for e in events if (e.source or "").startswith("fhir:")]
+        structured = build_state(pid, [f for f in facts[pid] if (f.source or "").startswith("fhir:")])
+        eligible = {p.id for p in specs[g.id].paths
+                    if all(c.verdict != "violated" for c in evaluate(p.conditions, structured, {}))}
+        gold_events, gold_steps, gold_paths = gold_for_patient(events, g, spec[g.id], stage, eligible)
+        _, _, previous_gold_paths = gold_for_patient(events, g, spec[g.id], stage)  # the rule before #15
+        reasoning = reason_about(pid, facts[pid], [specs[g.id]])
+        a = reasoning.assessments[0]
+        followed = [p for p in a.followed_paths if p in gold_paths] or a.followed_paths  # options: any one
+        rows["normative"].append({
+            "path": followed[0] if followed else None, "gold_paths": gold_paths,
+            "pred_steps": {i.step_uid for i in a.items if i.status in ("done", "done-not-indicated")},
+            "gold_steps": gold_steps, "gold_events": {}, "aligned": {}, "fact_events": [], "ranking": {}})
+        facts_ids = [e.id for e in events if (e.source or "").startswith("fhir:")]
         res = aligner.align(pid, events)
         unit_of = {ev: u.key for u in res.units for ev in u.events}
         aligned = {ev: p.step for ev, p in res.aligned_events().items()}
         rows["graphkit"].append({
             "path": res.top_path.path if res.top_path else None, "gold_paths": gold_paths,
             "pred_steps": {p.step for p in res.pairs}, "gold_steps": gold_steps, "gold_events": gold_events,
-            "aligned": aligned, "fact_events": facts,
+            "aligned": aligned, "fact_events": facts_ids,
             "ranking": {ev: res.rankings.get(unit_of.get(ev), []) for ev in gold_events}})
+        rows["graphkit_previous_gold"].append({**rows["graphkit"][-1], "gold_paths": previous_gold_paths})
         base = clicare_align(pid, events, guidelines, embedder, params.episode_gap_days)
         b_unit_of = {ev: u.key for u in base.units for ev in u.events}
         b_aligned = {ev: base.aligned[k] for ev, k in b_unit_of.items() if k in base.aligned}
         rows["baseline"].append({
             "path": base.path, "gold_paths": gold_paths, "pred_steps": set(base.aligned.values()),
-            "gold_steps": gold_steps, "gold_events": gold_events, "aligned": b_aligned, "fact_events": facts,
+            "gold_steps": gold_steps, "gold_events": gold_events, "aligned": b_aligned, "fact_events": facts_ids,
             "ranking": {ev: base.rankings.get(b_unit_of.get(ev), []) for ev in gold_events}})
         for name, al, evs in (("semantic_only", semantic_only, events),
                               ("notes_only", aligner, [e for e in events if e.source == "note"])):
@@ -172,11 +195,12 @@ def main() -> None:
             rows[name].append({
                 "path": r.top_path.path if r.top_path else None, "gold_paths": gold_paths,
                 "pred_steps": {p.step for p in r.pairs}, "gold_steps": gold_steps, "gold_events": gold_events,
-                "aligned": {ev: p.step for ev, p in r.aligned_events().items()}, "fact_events": facts,
+                "aligned": {ev: p.step for ev, p in r.aligned_events().items()}, "fact_events": facts_ids,
                 "ranking": {ev: r.rankings.get(u_of.get(ev), []) for ev in gold_events}})
         if args.details:
             r = rows["graphkit"][-1]
             log(f"{pid[:13]} {arm:10} stage={stage} top={'OK ' if r['path'] in gold_paths else 'BAD'} "
+                f"prev={'OK ' if r['path'] in previous_gold_paths else 'BAD'} "
                 f"pred={sorted(s.split('/')[1] for s in r['pred_steps'] - gold_steps)} "
                 f"missed={sorted(s.split('/')[1] for s in gold_steps - r['pred_steps'])}")
     embedder.save()
@@ -186,6 +210,8 @@ def main() -> None:
         log(f"{k:9} " + " ".join(f"{m}={x}" for m, x in v.items()))
     step_keys = ("path_top1", "step_precision", "step_recall", "step_f1")
     emit({"graphkit": out["graphkit"], "baseline": out["baseline"], "patients": len(patients),
+          "normative": {k: out["normative"][k] for k in step_keys},
+          "graphkit_previous_gold_rule": {k: out["graphkit_previous_gold"][k] for k in step_keys},
           "ablations": {"semantic_only": out["semantic_only"],
                         "notes_only": {k: out["notes_only"][k] for k in step_keys}},
           "params": json.loads(params.to_json())})

@@ -10,7 +10,12 @@
    writing FOLLOWS / ALIGNED_TO / conformance items, chunk by chunk — timed from start to finish.
 
 Cleans up after itself. Needs the demo graph (``graphkit demo``).
-JSON keys: median_ms_per_patient, seconds_for_1000_patients.
+4. Normative reasoning: state + eligibility + normative conformance + the no-LLM recommendation text
+   per patient (facts read first, not timed), then ``assess_patients`` over the 1,000 patients end to
+   end (reads, reasoning, writing the state snapshots and care assessments).
+
+JSON keys: median_ms_per_patient, seconds_for_1000_patients, reason_median_ms_per_patient,
+reason_seconds_for_1000_patients.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from graphkit.align.aligner import Aligner  # noqa: E402
 from graphkit.align.embed import TextEmbedder  # noqa: E402
 from graphkit.align.job import load_guidelines, load_trajectories, run_alignment  # noqa: E402
 from graphkit.align.model import AlignParams  # noqa: E402
+from graphkit.reason.job import assess_patients, load_guideline_specs, reason_about  # noqa: E402
+from graphkit.recommend.normative import normative_text  # noqa: E402
+from graphkit.state.io import load_facts  # noqa: E402
 from graphkit.store import GraphStore  # noqa: E402
 
 PREFIX = "bench-align-"
@@ -34,7 +42,8 @@ PREFIX = "bench-align-"
 
 def cleanup(store: GraphStore) -> None:
     """Remove the synthetic patients and what was written for them (ALIGNED_TO go with the events)."""
-    for name in ("delete_conformance_with_prefix", "delete_events_with_prefix", "delete_patients_with_prefix"):
+    for name in ("delete_reasoning_with_prefix", "delete_conformance_with_prefix", "delete_events_with_prefix",
+                 "delete_patients_with_prefix"):
         store.run_autocommit(f"bench.{name}", prefix=PREFIX)
 
 
@@ -82,11 +91,29 @@ def main() -> None:
         store.write("align.forget_run", id=summary.run)
         e2e = time.perf_counter() - t
         log(f"end to end: {summary.aligned} aligned, status {summary.status}, {e2e:.1f} s")
+
+        # normative reasoning: state + eligibility + conformance + recommendation text (graph read excluded)
+        specs = load_guideline_specs(store)
+        facts = load_facts(store, ids[:len(templates) * 2])
+        reason_ms = []
+        for pid, fs in facts.items():
+            t = time.perf_counter()
+            normative_text(reason_about(pid, fs, specs), lambda node, label: "X1", None)
+            reason_ms.append((time.perf_counter() - t) * 1000)
+        reason_ms.sort()
+        r_median, r_p95 = statistics.median(reason_ms), reason_ms[int(len(reason_ms) * 0.95) - 1]
+        log(f"reasoning latency: median {r_median:.1f} ms, p95 {r_p95:.1f} ms per patient")
+        t = time.perf_counter()
+        counts = assess_patients(store, ids, guidelines=specs)
+        r_e2e = time.perf_counter() - t
+        log(f"reasoning end to end (read, reason, write snapshot and assessments): {counts} in {r_e2e:.1f} s")
         cleanup(store)
     emit({"median_ms_per_patient": round(median, 1), "p95_ms_per_patient": round(p95, 1),
           "events_per_patient": round(statistics.mean(n_events)), "guidelines": len(guidelines),
           "seconds_for_1000_patients": round(e2e * 1000 / args.patients, 1), "patients": args.patients,
-          "aligned": summary.aligned, "status": summary.status})
+          "aligned": summary.aligned, "status": summary.status,
+          "reason_median_ms_per_patient": round(r_median, 2), "reason_p95_ms_per_patient": round(r_p95, 2),
+          "reason_seconds_for_1000_patients": round(r_e2e * 1000 / args.patients, 1)})
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ OPTIONAL MATCH (c)-[:IS_A*1..12]->(a:Concept)
 WITH pid, ev, collect(DISTINCT c.system + '|' + c.code) AS codes, collect(DISTINCT a.system + '|' + a.code) AS ancestors
 RETURN pid AS patient, ev.id AS id, ev.kind AS kind, ev.text AS text, ev.assertion AS assertion,
        toString(ev.valid_time) AS valid_time, ev.order AS order, ev.source AS source,
-       ev.value AS value, codes, ancestors
+       ev.value AS value, ev.values AS values, ev.detail AS detail, codes, ancestors
 ORDER BY patient, valid_time, order, id
 
 // name: guidelines_in_force

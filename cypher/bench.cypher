@@ -21,7 +21,8 @@ UNWIND range(0, size(evs) - 1) AS i
 WITH p, evs[i] AS src, i
 CREATE (ev:Event {id: $dst + ':' + toString(i), patient: $dst, kind: src.kind, text: src.text,
                   assertion: src.assertion, valid_time: src.valid_time, order: src.order,
-                  source: src.source, value: src.value})
+                  source: src.source, value: src.value, values: src.values, detail: src.detail,
+                  flags: src.flags, context: src.context})
 CREATE (p)-[:HAS_EVENT]->(ev)
 WITH src, ev
 MATCH (src)-[:INSTANCE_OF]->(c:Concept)
@@ -107,3 +108,8 @@ RETURN count(n) > 0 AS started
 // True once an alignment job has written its first patient's result.
 OPTIONAL MATCH (:AlignmentRun)-[c:COVERS]->()
 RETURN count(c) > 0 AS started
+
+// name: delete_reasoning_with_prefix
+// Remove the state snapshots and care assessments written for the benchmark's synthetic patients.
+MATCH (n) WHERE (n:PatientState OR n:CareAssessment OR n:CareItem) AND n.patient STARTS WITH $prefix
+CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS

@@ -21,8 +21,8 @@ from graphkit.llm import FunctionChat
 D = dt.date
 
 
-def ev(i, kind, text, day, codes=(), assertion="present", value=None):
-    return Event(f"e{i}", kind, text, assertion, day, i, "note", value, tuple(codes))
+def ev(i, kind, text, day, codes=(), assertion="present", value=None, values=()):
+    return Event(f"e{i}", kind, text, assertion, day, i, "note", value, tuple(codes), (), tuple(values))
 
 
 # -- trajectory → units ---------------------------------------------------------------------------
@@ -52,15 +52,19 @@ def test_drugs_started_the_same_day_are_one_regimen():
     assert units[0].text == "Cisplatin + Paclitaxel" and units[0].codes == {"RxNorm|1", "RxNorm|2"}
 
 
-def test_profile_reads_stage_and_biomarkers_from_coded_values_and_diagnoses():
-    events = [ev(1, "Cancer", "Non-small cell carcinoma of lung, TNM stage 1 (disorder)", D(2021, 1, 1)),
+def test_profile_reads_the_stored_normalized_stage_and_biomarkers():
+    """Ingestion stores values normalized (graphkit.clinical.values); the profile reads them, never text."""
+    events = [ev(1, "Stage", "Non-small cell carcinoma of lung, TNM stage 1 (disorder)", D(2021, 1, 1),
+                 values=("I",)),
               ev(2, "Biomarker", "HER2 [Presence] in Breast cancer specimen by FISH", D(2021, 1, 2),
-                 value="greater than 2.2"),
-              ev(3, "Biomarker", "Estrogen receptor Ag [Presence]", D(2021, 1, 2), value="Negative (qualifier value)")]
+                 value="greater than 2.2", values=("HER2=positive",)),
+              ev(3, "Biomarker", "Estrogen receptor Ag [Presence]", D(2021, 1, 2), value="Negative (qualifier value)",
+                 values=("ER=negative",)),
+              ev(4, "Biomarker", "PR", D(2021, 1, 2), values=("PR=negative",))]
     p = build_profile(events)
-    assert p.stage == "I" and dict(p.biomarkers) == {"HER2": "positive", "ER": "negative"}
-    assert build_profile([ev(1, "Stage", "Stage group", D(2020, 1, 1),
-                             value="American Joint Committee on Cancer stage IIIA (qualifier value)")]).stage == "IIIA"
+    assert p.stage == "I" and dict(p.biomarkers) == {"HER2": "positive", "ER": "negative", "PR": "negative",
+                                                     "HR": "negative"}
+    assert build_profile([ev(1, "Stage", "Stage group", D(2020, 1, 1), values=("IIIA",))]).stage == "IIIA"
 
 
 # -- path scores ----------------------------------------------------------------------------------

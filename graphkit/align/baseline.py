@@ -1,15 +1,20 @@
-"""A faithful reimplementation of the alignment in CliCARE's released code — the baseline to beat.
+"""A reimplementation of the alignment in CliCARE's released code (``KG_Alignment/alignment.py``) —
+the baseline to beat. What that code does, and this module repeats on purpose:
 
-What that code does (and what this module repeats on purpose):
+1. ``bert_semantic_align``: every trajectory node is paired with its single most similar guideline
+   node (over all nodes, no path, no one-to-one) when the cosine is at least 0.70;
+2. ``bootea_iterative_alignment``: up to five rounds with the threshold 0.70, 0.65, 0.60, 0.55, 0.55;
+   in each round only nodes aligned in no earlier round take part, on both sides; each unaligned
+   trajectory node takes its most similar unaligned guideline node when
+   ``0.7 · cosine + 0.3 · neighbor`` reaches the threshold, where ``neighbor`` is the share of the
+   node's neighbours already aligned to the guideline node's neighbours. As released, the nodes carry
+   no neighbour lists (the attribute is read with ``hasattr`` and never set), so the neighbour term is
+   0 and a pair needs ``cosine ≥ threshold / 0.7``;
+3. the released code returns pairs, not a path: for the path metrics this module reports the
+   guideline path holding the most aligned steps (first in path order on ties) — graphkit's addition.
 
-- path choice: each candidate path scores the **sum** over its steps of the best event cosine, so a
-  longer path wins by length;
-- "BootEA": rounds with a cosine threshold decaying 0.70 → 0.65 → 0.60 → 0.55; in each round every
-  unaligned event joins its most similar step when above the threshold; **no one-to-one constraint**;
-- its neighborhood term is always zero, so the combined score is the cosine alone.
-
-It sees exactly the input graphkit's aligner sees (the same units, step texts and embeddings) so the
-comparison isolates the method.
+ClinicalBERT is not shipped offline; MiniLM (the model graphkit aligns with) stands in, on exactly the
+input graphkit's aligner sees (the same units, step texts and embeddings).
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from graphkit.align.model import Event, Guideline, Unit
 from graphkit.align.score import best_text_cosine, step_texts
 from graphkit.align.trajectory import applicable_guidelines, build_units
 
-THRESHOLDS = (0.70, 0.65, 0.60, 0.55)
+INITIAL_THRESHOLD = 0.70
+ROUND_THRESHOLDS = (0.70, 0.65, 0.60, 0.55, 0.55)
+SEMANTIC_WEIGHT, NEIGHBOR_WEIGHT = 0.7, 0.3
 
 
 @dataclass
@@ -42,6 +49,30 @@ def cosine_matrix(units: list[Unit], g: Guideline, embedder: TextEmbedder) -> np
     return best_text_cosine(embedder.encode([u.text for u in units]), embedder.encode(texts), owner, len(g.steps))
 
 
+def released_alignment(C: np.ndarray) -> dict[int, int]:
+    """unit index -> step index, as the released code pairs them (see the module docstring)."""
+    pairs: dict[int, int] = {}
+    if not C.size:
+        return pairs
+    for i in range(C.shape[0]):  # 1. initial semantic alignment, no one-to-one
+        j = int(np.argmax(C[i]))
+        if C[i, j] >= INITIAL_THRESHOLD:
+            pairs[i] = j
+    for threshold in ROUND_THRESHOLDS:  # 2. BootEA rounds over the nodes still unaligned on both sides
+        free_steps = [j for j in range(C.shape[1]) if j not in pairs.values()]
+        free_units = [i for i in range(C.shape[0]) if i not in pairs]
+        if not free_steps or not free_units:
+            break
+        new = {}
+        for i in free_units:
+            j = max(free_steps, key=lambda c: C[i, c])
+            neighbor = 0.0  # as released: no node carries neighbours
+            if SEMANTIC_WEIGHT * C[i, j] + NEIGHBOR_WEIGHT * neighbor >= threshold:
+                new[i] = j
+        pairs.update(new)
+    return pairs
+
+
 def clicare_align(patient: str, events: list[Event], guidelines: list[Guideline], embedder: TextEmbedder,
                   episode_gap_days: int = 180) -> BaselineResult:
     res = BaselineResult(patient)
@@ -51,25 +82,17 @@ def clicare_align(patient: str, events: list[Event], guidelines: list[Guideline]
     units = build_units(events, episode_gap_days)
     res.units = units
     best = None
-    for g in cands:
+    for g in cands:  # the guideline whose steps take the most pairs
         C = cosine_matrix(units, g, embedder)
-        col = {s.uid: j for j, s in enumerate(g.steps)}
-        m = C.max(0) if len(units) else np.zeros(len(g.steps))
-        for p in g.paths:
-            total = float(sum(m[col[uid]] for uid in p.steps))  # Eq. 4 as released: a plain sum
-            if best is None or total > best[0]:
-                best = (total, g, p, C)
-    _, g, p, C = best
-    res.guideline, res.path = g.id, p.id
+        pairs = released_alignment(C)
+        if best is None or len(pairs) > len(best[1]):
+            best = (g, pairs, C)
+    g, pairs, C = best
     uids = [s.uid for s in g.steps]
-    path_cols = [uids.index(uid) for uid in p.steps]
-    for threshold in THRESHOLDS:
-        for i, u in enumerate(units):
-            if u.key in res.aligned or not len(path_cols):
-                continue
-            j = max(path_cols, key=lambda c: C[i, c])
-            if C[i, j] >= threshold:
-                res.aligned[u.key] = uids[j]
+    res.guideline = g.id
+    res.aligned = {units[i].key: uids[j] for i, j in pairs.items()}
+    steps = set(res.aligned.values())
+    res.path = max(g.paths, key=lambda p: (len(steps & set(p.steps)), -p.index)).id
     order = np.argsort(-C, axis=1, kind="stable") if len(units) else []
     for i, u in enumerate(units):
         ranking = [uids[j] for j in order[i]]

@@ -62,8 +62,16 @@ def load_trajectories(store: GraphStore, patients: list[str]) -> dict[str, list[
     for r in store.read("align.trajectories", patients=patients):
         out[r["patient"]].append(Event(r["id"], r["kind"] or "", r["text"] or "", r["assertion"],
                                        parse_date(r["valid_time"]), r["order"], r["source"], r["value"],
-                                       tuple(r["codes"]), tuple(r.get("ancestors") or ())))
+                                       tuple(r["codes"]), tuple(r.get("ancestors") or ()),
+                                       tuple(r.get("values") or ()), _detail(r.get("detail"))))
     return out
+
+
+def _detail(raw) -> dict | None:
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:
+        return None
 
 
 def result_rows(run: str, res: PatientAlignment) -> dict[str, list[dict]]:

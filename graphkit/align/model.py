@@ -68,6 +68,8 @@ class Event:
     value: str | None = None
     codes: tuple[str, ...] = ()  # "SYSTEM|code"
     ancestors: tuple[str, ...] = ()  # the codes' is-a ancestors ("DOID|DOID:3908" for a lung adenocarcinoma)
+    values: tuple[str, ...] = ()  # normalized at ingestion: "ER=positive", "IIA", "pT2N1aM0"
+    detail: dict | None = field(default=None, hash=False, compare=False)
 
 
 @dataclass

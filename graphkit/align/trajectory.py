@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import defaultdict
 
 from graphkit.align.model import Event, Guideline, Profile, Unit
@@ -118,78 +117,20 @@ def _unit(key: str, evs: list[Event]) -> Unit:
 
 
 # -- profile: stage and biomarkers -----------------------------------------------------------------
-_STAGE_VALUE = re.compile(r"\bstage\s+(0|IV|III|II|I|[1-4])([ABC])?\b", re.I)
-_BARE_STAGE = re.compile(r"^(0|IV|III|II|I)([ABC])?$")
-_ARABIC = {"1": "I", "2": "II", "3": "III", "4": "IV"}
-_MARKERS = (
-    ("HER2", re.compile(r"\bHER2|ERBB2\b", re.I)),
-    ("ER", re.compile(r"^estrogen receptor|\bER\b(?!\+)|^oestrogen", re.I)),
-    ("PR", re.compile(r"^progesterone receptor|\bPR\b", re.I)),
-    ("EGFR", re.compile(r"\bEGFR\b", re.I)),
-    ("ALK", re.compile(r"\bALK\b", re.I)),
-    ("ROS1", re.compile(r"\bROS1\b", re.I)),
-    ("KRAS", re.compile(r"\bKRAS\b", re.I)),
-    ("PD-L1", re.compile(r"\bPD-?L1\b", re.I)),
-    ("MSI", re.compile(r"\bMSI\b|mismatch repair|\bMMR\b", re.I)),
-)
-
-
-def stage_of(ev: Event) -> str | None:
-    """The stage group an event states ("IIIA"), from a coded value or a note mention."""
-    for text in (ev.value or "", ev.text or ""):
-        m = _BARE_STAGE.match(text.strip())
-        if m:
-            return m.group(1) + (m.group(2) or "")
-        m = _STAGE_VALUE.search(text)
-        if m:
-            return _ARABIC.get(m.group(1), m.group(1).upper()) + (m.group(2) or "").upper()
-    return None
-
-
-def marker_status(name: str, value: str) -> str | None:
-    """Normalize a biomarker result to the vocabulary of guideline conditions."""
-    v = value.lower()
-    if name == "HER2" and ("greater than 2.2" in v):
-        return "positive"
-    if name == "HER2" and ("less than 1.8" in v):
-        return "negative"
-    for word, status in (("negative", "negative"), ("wild", "wild-type"), ("positive", "positive"),
-                         ("mutat", "mutated"), ("high", "high"), ("low", "low"), ("deficient", "high"),
-                         ("proficient", "low")):
-        if word in v:
-            return status
-    return None
-
-
 def build_profile(events: list[Event]) -> Profile:
-    """Stage group (the first Stage event, else a stage named by a diagnosis) and the latest status of
-    each biomarker, from events that happened. O(n)."""
-    stage = stage_from_diagnosis = None
-    markers: dict[str, str] = {}
-    diagnosis = None
-    for ev in sorted(events, key=lambda e: (e.valid_time or dt.date.max, e.order or 0)):
-        if ev.assertion not in HAPPENED:
-            continue
-        if ev.kind == "Cancer" and diagnosis is None and ev.valid_time:
-            diagnosis = ev.valid_time
-        if ev.kind == "Stage" and stage is None:
-            stage = stage_of(ev)
-        if ev.kind == "Cancer" and stage_from_diagnosis is None:
-            stage_from_diagnosis = stage_of(ev)  # "carcinoma of lung, TNM stage 1"
-        if ev.kind == "Biomarker":
-            for name, rx in _MARKERS:
-                if rx.search(ev.text or ""):
-                    status = marker_status(name, ev.value or ev.text or "")
-                    if status:
-                        markers[name] = status
-                    break
-            else:
-                if "estrogen+progesterone" in (ev.text or "").lower():
-                    status = marker_status("ER", ev.value or "")
-                    if status:
-                        markers.setdefault("ER", status)
-                        markers.setdefault("PR", status)
-    return Profile(stage=stage or stage_from_diagnosis, biomarkers=tuple(sorted(markers.items())), diagnosis_date=diagnosis)
+    """Stage group and biomarker statuses from the values ingestion stored normalized, read through
+    the patient state (:mod:`graphkit.state.build`, the one owner of those facts): the latest stage,
+    the latest status of each marker, HR from ER/PR. O(n log n)."""
+    from graphkit.state.build import build_state
+    from graphkit.state.model import Fact
+
+    facts = [Fact(e.id, e.kind, e.text, e.assertion, e.valid_time, e.value, e.values, dict(e.detail or {}), (),
+                  e.codes, e.ancestors, None, e.source, None, e.order or 0) for e in events]
+    st = build_state("profile", facts)
+    markers = {k: m.status for k, m in st.markers.items() if st.marker(k)}
+    first_cancer = min((c.first for c in st.cancers if c.first), default=None)
+    return Profile(stage=st.stage.group if st.stage else None, biomarkers=tuple(sorted(markers.items())),
+                   diagnosis_date=parse_date(first_cancer))
 
 
 # -- applicability ----------------------------------------------------------------------------------

@@ -66,3 +66,57 @@ def show_state(
         console.print(f"[yellow]{i.kind}[/]: {i.message} ({', '.join(e.event for e in i.evidence[:3])})")
     if snapshot:
         console.print(f"stored as (:PatientState {{id: {snapshot!r}}})")
+
+
+def assess(
+    patient: str = typer.Argument(None, help="Patient id (or --all)."),
+    all_patients: bool = typer.Option(False, "--all", help="Every patient in the graph (a batch job)."),
+    at: str = typer.Option(None, "--at", help="As of this date (YYYY-MM-DD); default today."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+):
+    """What the guideline says should happen for a patient (normative), beside the descriptive
+    alignment: the guideline paths the patient is eligible for given the state, each step done, due,
+    overdue (with the date it became overdue), missing, not yet due, not applicable, an option, or
+    done although not indicated; the facts to test or document; and one line when the descriptive
+    alignment disagrees. Stored as (:CareAssessment)-[:HAS_ITEM]->(:CareItem) with the state snapshot.
+
+    Example: graphkit assess demo-p001
+    Example: graphkit assess --all --at 2025-01-01 --json
+    """
+    from graphkit.reason.job import assess_patient, assess_patients
+
+    if bool(patient) == bool(all_patients):
+        raise BadInputError("name one patient, or use --all", fix="graphkit assess --help")
+    when = _date(at)
+    with open_store() as store:
+        if all_patients:
+            ids = [r["id"] for r in store.read("align.patients_all")]
+            counts = assess_patients(store, ids, when)
+            print_json(counts) if as_json else console.print(
+                f"{counts['patients']} patients assessed: {counts['with_guideline']} with an applicable guideline, "
+                f"{counts['without_guideline']} without")
+            return
+        result = assess_patient(store, patient, when, save=True)
+    if as_json:
+        print_json({"state": result.state.as_dict(), "assessments": [a.as_dict() for a in result.assessments]})
+        return
+    if not result.applicable:
+        for a in result.assessments:
+            console.print(f"{a.guideline} {a.version}: does not apply ({a.reason})")
+        console.print("No guideline-based treatment recommendation for this patient.")
+        return
+    for a in result.applicable:
+        table = Table(title=f"{a.guideline} {a.version} for {patient}" + (f" on {a.at}" if a.at else ""))
+        for col in ("step", "status", "date", "due from", "overdue since", "why / evidence"):
+            table.add_column(col)
+        for i in sorted(a.items, key=lambda i: i.position):
+            table.add_row(i.name, i.status, i.date or "", i.due_from or "", i.overdue_since or "",
+                          i.reason or ", ".join(i.evidence[:2]))
+        console.print(table)
+        for m in a.missing_info:
+            console.print(f"[yellow]missing information[/]: {m.fact} is {m.state} — test or document it"
+                          + (f" ({m.step})" if m.step else ""))
+        if a.disagreement:
+            console.print(f"[yellow]descriptive vs normative[/]: {a.disagreement}")
+    for i in result.state.issues:
+        console.print(f"[yellow]could not decide ({i.kind})[/]: {i.message}")

@@ -122,12 +122,13 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
     return merged, None, None
 
 
-def _path_id(spec: GuidelineSpec, steps: tuple[str, ...], edges: tuple[Edge, ...] = ()) -> str:
-    """Stable id from the step sequence (plus the chosen alternative edges' lines, where a hop has
-    several): other paths changing never renames this one."""
+def _path_id(spec: GuidelineSpec, steps: tuple[str, ...], alternatives: tuple[int, ...] = ()) -> str:
+    """Stable id from the step sequence (plus which alternative edge each hop took, where a hop has
+    several): other paths changing never renames this one, and the id is the same whether the spec
+    was read from its file or from the graph."""
     key = "/".join(steps)
-    if any(e.line for e in edges):
-        key += "|" + ",".join(str(e.line) for e in edges)
+    if any(alternatives):
+        key += "|" + ",".join(map(str, alternatives))
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     return f"{spec.id}@{spec.version}#{digest}"
 
@@ -163,6 +164,6 @@ def enumerate_paths(spec: GuidelineSpec, limit: int = DEFAULT_PATH_LIMIT,
         for edges in choices:
             merged, contradiction, _ = merge_conditions(list(edges))
             if contradiction is None or include_infeasible:
-                out.append(GuidelinePath(len(out), _path_id(spec, steps, edges if len(choices) > 1 else ()),
-                                         steps, merged, contradiction, edges))
+                alts = tuple(g.edges[u, v]["alternatives"].index(e) for (u, v), e in zip(zip(steps, steps[1:]), edges))
+                out.append(GuidelinePath(len(out), _path_id(spec, steps, alts), steps, merged, contradiction, edges))
     return out

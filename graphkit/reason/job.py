@@ -129,3 +129,25 @@ def save_reasoning(store: GraphStore, result: PatientReasoning) -> None:
     keep = result.applicable or result.assessments
     for a in keep:
         store.write("reason.write_assessment", **assessment_params(a, state_id))
+
+
+def assess_patients(store: GraphStore, patients: list[str], at: dt.date | None = None, *, chunk: int = 100,
+                    save: bool = True, guidelines: list[LoadedGuideline] | None = None,
+                    progress=None) -> dict[str, int]:
+    """Batch: state, eligibility and normative conformance for many patients, one fact read per
+    chunk, each patient's snapshot and assessments written as it is done. Returns counts by outcome
+    (applicable guideline or none). O(total facts)."""
+    guidelines = guidelines if guidelines is not None else load_guideline_specs(store)
+    counts = {"patients": 0, "with_guideline": 0, "without_guideline": 0}
+    for i in range(0, len(patients), chunk):
+        ids = patients[i:i + chunk]
+        facts = load_facts(store, ids)
+        for pid in ids:
+            result = reason_about(pid, facts[pid], guidelines, at)
+            if save:
+                save_reasoning(store, result)
+            counts["patients"] += 1
+            counts["with_guideline" if result.applicable else "without_guideline"] += 1
+        if progress:
+            progress(len(ids))
+    return counts
