@@ -380,8 +380,12 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     surgeries = [m.date for x in matches.values() for sid, m in x.items() if _is_surgery(spec.step(sid)) and m.date]
     surgery = min(surgeries) if surgeries else None
     surgical = {s.id for s in spec.steps if _is_surgery(s)}
-    for st in spec.steps:
-        if st.id in on_paths or st.kind != "Treatment" or not _reachable(spec, graph, st.id, done):
+    # a fact goes to the step care most directly arrived at: first the steps right after done care (through
+    # decisions only), then those behind steps that were skipped
+    strict = [st for st in spec.steps if _reachable(spec, graph, st.id, done, through_care=False)]
+    relaxed = [st for st in spec.steps if st not in strict and _reachable(spec, graph, st.id, done)]
+    for st in strict + relaxed:
+        if st.id in on_paths or st.kind != "Treatment":
             continue
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
         if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
@@ -423,7 +427,7 @@ def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: st
     return list(out.values())
 
 
-def _reachable(spec: GuidelineSpec, graph, step: str, done: set[str]) -> bool:
+def _reachable(spec: GuidelineSpec, graph, step: str, done: set[str], through_care: bool = True) -> bool:
     """Whether care could have arrived at ``step``: walking back through steps not done, some earlier
     step has matching care (or the entry is reached) without passing a surgery that was not done. An
     osimertinib given for advanced disease is not an adjuvant osimertinib when no resection was done."""
@@ -435,7 +439,7 @@ def _reachable(spec: GuidelineSpec, graph, step: str, done: set[str]) -> bool:
         seen.add(p)
         if p in done:
             return True
-        if _is_surgery(spec.step(p)):
+        if _is_surgery(spec.step(p)) or (not through_care and spec.step(p).kind not in IMPLIED_KINDS):
             continue  # adjuvant care without the operation it follows is not that step
         if graph.in_degree(p) == 0:
             return True
