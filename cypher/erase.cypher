@@ -33,9 +33,13 @@ MATCH (x) WHERE elementId(x) = id
 DETACH DELETE x
 
 // name: event_texts
-// The texts of a patient's events (their embeddings are cached by text hash; erasure drops them).
+// The texts of a patient's events and retrieval chunks (their embeddings are cached by text hash;
+// erasure drops them).
 MATCH (ev:Event {patient: $patient})
 RETURN DISTINCT ev.text AS text
+UNION
+MATCH (c:Chunk {patient: $patient})
+RETURN DISTINCT c.text AS text
 
 // name: runs_naming_patient
 // Alignment runs whose stored scope lists the patient (a run started with --patient).

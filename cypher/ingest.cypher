@@ -38,7 +38,8 @@ UNWIND $ids AS id
 MATCH (n:Note {id: id})-[:HAS_SECTION]->(s:Section)
 OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
 OPTIONAL MATCH (ev:Event)-[:EVIDENCED_BY]->(t)
-DETACH DELETE ev, t, s
+OPTIONAL MATCH (n)-[:HAS_CHUNK]->(c:Chunk)
+DETACH DELETE ev, t, s, c
 
 // name: merge_fact_events
 // Events from structured resources; the encounter may be missing (then the patient holds the event).

@@ -33,3 +33,12 @@ CREATE CONSTRAINT patient_state_id IF NOT EXISTS FOR (n:PatientState) REQUIRE n.
 CREATE CONSTRAINT care_assessment_id IF NOT EXISTS FOR (n:CareAssessment) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT care_item_id IF NOT EXISTS FOR (n:CareItem) REQUIRE n.id IS UNIQUE;
 CREATE INDEX care_assessment_key IF NOT EXISTS FOR (n:CareAssessment) ON (n.key);
+
+// migration: 4 retrieval chunks: lookup, full text and a vector index (all-MiniLM-L6-v2, 384 dimensions)
+CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (n:Chunk) REQUIRE n.id IS UNIQUE;
+CREATE INDEX chunk_patient IF NOT EXISTS FOR (n:Chunk) ON (n.patient);
+CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text];
+CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS FOR (n:Chunk) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+
+// migration: 5 clinical documents (SOAP notes, aspect summaries)
+CREATE CONSTRAINT clinical_document_id IF NOT EXISTS FOR (n:ClinicalDocument) REQUIRE n.id IS UNIQUE;

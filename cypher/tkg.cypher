@@ -95,3 +95,17 @@ RETURN p.id AS id
 UNWIND $rows AS r
 MATCH (c:Concept {system: r.system, code: r.code}), (p:Concept {system: r.parent_system, code: r.parent_code})
 MERGE (c)-[:IS_A]->(p)
+
+// name: merge_chunks
+// Retrieval chunks of a note (CLI-RAG's hierarchical chunks: section sub-chunks) with their sentences.
+// The embedding is added later (`graphkit index`); a changed note gets new chunks without one.
+UNWIND $rows AS r
+MATCH (n:Note {id: r.note})
+MERGE (c:Chunk {id: r.id})
+SET c.patient = r.patient, c.encounter = r.encounter, c.note = r.note, c.note_type = r.note_type,
+    c.section = r.section, c.order = r.order, c.time = r.time, c.text = r.text
+MERGE (n)-[:HAS_CHUNK]->(c)
+WITH c, r
+UNWIND r.sentences AS sid
+MATCH (t:Sentence {id: sid})
+MERGE (c)-[:HAS_SENTENCE]->(t)

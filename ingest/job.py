@@ -127,7 +127,7 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> d
     claims = {r["id"]: (r["sha256"], r["pipeline"])
               for r in tx.run("ingest.claim_notes", rows=sorted(({"id": n.id} for n in notes), key=lambda r: r["id"]))}
     outcome, rows = {}, {k: [] for k in ("notes", "sections", "sentences", "events", "evidence", "concepts",
-                                         "instance_of")}
+                                         "instance_of", "chunks")}
     for n, g in zip(notes, graphs):
         old = claims.get(n.id, (None, None))
         if old == (g.note["sha256"], fingerprint):
@@ -135,7 +135,7 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> d
             continue
         outcome[n.id] = "replaced" if old[0] is not None else "new"
         rows["notes"].append({**g.note, "pipeline": fingerprint})
-        for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of"):
+        for key in ("sections", "sentences", "events", "evidence", "concepts", "instance_of", "chunks"):
             rows[key].extend(getattr(g, key))
     if not rows["notes"]:
         return outcome
@@ -146,7 +146,7 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> d
     for name, key in (("tkg.merge_notes", "notes"), ("tkg.merge_sections", "sections"),
                       ("tkg.merge_sentences", "sentences"), ("tkg.merge_events", "events"),
                       ("tkg.link_evidence", "evidence"), ("tkg.merge_concepts", "concepts"),
-                      ("tkg.link_instance_of", "instance_of")):
+                      ("tkg.link_instance_of", "instance_of"), ("tkg.merge_chunks", "chunks")):
         tx.run(name, rows=rows[key])
     tx.run("tkg.link_is_a", rows=is_a)
     tx.run("ingest.mark_relink", patients=sorted({r["patient"] for r in rows["notes"]}))

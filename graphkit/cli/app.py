@@ -14,8 +14,8 @@ import typer
 from rich.table import Table
 
 from graphkit import __version__
-from graphkit.cli import (align_cmd, browser_cmd, eval_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd, recommend_cmd,
-                          state_cmd)
+from graphkit.cli import (align_cmd, browser_cmd, documents_cmd, eval_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd,
+                          recommend_cmd, state_cmd)
 from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
 from graphkit.logs import configure as configure_logging
@@ -39,6 +39,10 @@ app.command("conformance")(align_cmd.conformance)
 app.command("recommend")(recommend_cmd.recommend)
 app.command("state")(state_cmd.show_state)
 app.command("assess")(state_cmd.assess)
+app.command("search")(documents_cmd.search_cmd)
+app.command("index")(documents_cmd.index_cmd)
+app.command("soap")(documents_cmd.soap_cmd)
+app.command("summary")(documents_cmd.summary_cmd)
 db_app = typer.Typer(help="Schema and contents of the graph database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 delete_app = typer.Typer(help="Remove data from the graph.", no_args_is_help=True)

@@ -8,6 +8,7 @@ budget-aware router (optionally compressed by CPTF) with whatever budget is left
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -17,6 +18,8 @@ from graphkit.context.relevance import NOTE_TASK_QUERIES, relevance
 from graphkit.context.select import Router, select
 from graphkit.context.subgraph import PatientContext, render_graph_context
 from graphkit.context.tokens import TokenCounter
+
+ALIAS_IN_TEXT = re.compile(r"\[([A-Z]\d+)\]")
 
 INSTRUCTION = (
     "You are a clinical decision-support assistant for an oncology team. Using ONLY the facts below, "
@@ -133,6 +136,12 @@ def pack(ctx: PatientContext, counter: TokenCounter, embedder, budget: int = 204
             chosen.pop()
             ctx.citations.forget(aliases.pop())
         fixed[2] = evidence
+    # a fact cut to fit the budget loses its id: the model may cite only what it was given
+    present = set(ALIAS_IN_TEXT.findall("\n".join((fixed[3], notes_text))))
+    for alias in [a for a in ctx.citations.by_alias if a not in present]:
+        ctx.citations.forget(alias)
+    fixed[2] = "Evidence ids: " + ", ".join(ctx.citations.by_alias)
+    parts["evidence_ids"] = counter.count(fixed[2])
     text = "\n\n".join(x for x in (fixed[1], fixed[2], fixed[3], notes_text, fixed[4]) if x)
     return PackedPrompt(system=INSTRUCTION, text=text, tokens=sum(parts.values()), budget=budget, parts=parts,
                         note_sentences=len(chosen), selector=selector, ms=(time.perf_counter() - t0) * 1000)

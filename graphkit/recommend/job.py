@@ -53,6 +53,7 @@ def recommend_patient(store: GraphStore, patient: str, embedder, llm=None, budge
     ctx.reasoning = reasoning
     prompt: PackedPrompt = pack(ctx, token_counter(tokenizer), embedder, budget=budget, question=question,
                                 cptf=cptf)
+    in_prompt = set(ctx.citations.by_alias)  # what the model may cite (cut lines lost their ids)
     det_summary, det_text = normative_text(reasoning, ctx.citations.cite, ctx.negations)
     mode, model, note = "no-llm", "graphkit-deterministic", None
     summary, text = det_summary, det_text
@@ -63,8 +64,10 @@ def recommend_patient(store: GraphStore, patient: str, embedder, llm=None, budge
             if parts is None:
                 raise LLMError("the answer has no SUMMARY: / RECOMMENDATION: parts")
             check = check_citations(parts[0] + " " + parts[1], ctx.citations)
-            if check.unknown or not check.cited:
+            outside = [a for a in check.cited if a not in in_prompt]
+            if check.unknown or outside or not check.cited:
                 raise LLMError(f"the answer cites unknown ids {check.unknown[:5]}" if check.unknown
+                               else f"the answer cites facts that were not in the prompt {outside[:5]}" if outside
                                else "the answer cites nothing")
             summary, text, mode, model = parts[0], parts[1], "llm", llm.name
         except LLMError as exc:

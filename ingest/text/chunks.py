@@ -50,3 +50,9 @@ def chunk_sections(sections: list[tuple[Section, list[Sentence]]], *, patient: s
                 break
             i = max(j + 1 - overlap, i + 1)
     return chunks
+
+
+def leaf_chunks(chunks: list[Chunk]) -> list[Chunk]:
+    """The retrieval units: sub-chunks, and sections short enough to have none. O(n)."""
+    covered = {i for c in chunks if c.level == "sub" for i in c.sentences}
+    return [c for c in chunks if c.level == "sub" or not set(c.sentences) & covered]

@@ -17,6 +17,7 @@ from graphkit.clinical.values import observation_values
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
 from ingest.text import NormalizedText, Section, Sentence
+from ingest.text.chunks import chunk_sections, leaf_chunks
 
 _DATE = re.compile(r"\b(?P<iso>(?:19|20|21)\d\d-[01]\d-[0-3]\d)\b|\b(?P<us>[01]?\d/[0-3]?\d/(?:19|20|21)\d\d)\b")
 
@@ -49,6 +50,7 @@ class NoteGraph:
     evidence: list[dict] = field(default_factory=list)
     concepts: list[dict] = field(default_factory=list)
     instance_of: list[dict] = field(default_factory=list)
+    chunks: list[dict] = field(default_factory=list)  # retrieval units (CLI-RAG): leaf sub-chunks of sections
 
 
 def primary_concepts(concepts) -> list:
@@ -83,6 +85,16 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                         "source": str(note.source) if note.source else None, "flags": list(flags) or None})
     k = 0
     order = 0
+    sentence_ids: list[str] = []
+    for sec, sents in sections:
+        sentence_ids += [f"{note.id}:s{sec.idx}:t{t}" for t in range(len(sents))]
+    for c in leaf_chunks(chunk_sections(sections, patient=note.patient, encounter=note.encounter, note=note.id,
+                                        note_type=note.type or "")):
+        a, b = norm.to_original(c.start, c.end)
+        g.chunks.append({"id": f"{note.id}:c{c.index}", "note": note.id, "patient": note.patient,
+                         "encounter": note.encounter, "note_type": note.type, "section": c.section,
+                         "order": c.index, "time": recorded or encounter_start, "text": note.text[a:b],
+                         "sentences": [sentence_ids[i] for i in c.sentences]})
     for sec, sents in sections:
         sec_id = f"{note.id}:s{sec.idx}"
         g.sections.append({"id": sec_id, "note": note.id, "name": sec.name, "idx": sec.idx})
