@@ -21,8 +21,8 @@ ORDER BY start
 
 // name: sentences_by_id
 UNWIND $ids AS id
-MATCH (t:Sentence {id: id})<-[:HAS_SENTENCE]-(s:Section)<-[:HAS_SECTION]-(n:Note)
-RETURN t.id AS id, t.text AS text, n.encounter AS encounter, toString(n.authored_at) AS time, s.name AS section
+MATCH (t:Sentence {id: id})<-[:HAS_SENTENCE]-(s:Section)<-[:HAS_SECTION]-(n:Note)<-[:DOCUMENTED_BY]-(e:Encounter)
+RETURN t.id AS id, t.text AS text, e.id AS encounter, toString(n.authored_at) AS time, s.name AS section
 
 // name: event_sentences
 // The evidence sentence of each event (the first, when several).

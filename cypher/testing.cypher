@@ -64,3 +64,11 @@ RETURN n.flags AS note_flags
 // name: patient_state
 MATCH (s:PatientState {id: $id})
 RETURN s.json AS json, s.patient AS patient
+
+// name: event_time
+MATCH (ev:Event {id: $id})
+RETURN toString(ev.valid_time) AS time
+
+// name: chunks_of_encounter
+MATCH (c:Chunk {encounter: $encounter})
+RETURN c.id AS id, c.text AS text

@@ -2,8 +2,10 @@
 
 A citation is kept only when the claim and the sentence share a normalized clinical fact — a concept
 of the terminology (or one of its is-a ancestors), a biomarker result, a stage, a number with its unit,
-a date — AND their sentence embeddings are close enough (cosine at least ``threshold``), or when the
-embeddings alone are very close (``strong``). Thresholds are calibrated on a labelled set
+a date — that the sentence asserts the way the claim does (a treatment the sentence only plans does
+not support a claim that it was given; a biomarker "unlikely" supports no result), AND their sentence
+embeddings are close enough (cosine at least ``threshold``; any cosine above a floor when the shared
+fact is a value), or when the embeddings alone are very close (``strong``). Thresholds are calibrated on a labelled set
 (``bench/documents_eval.py``, dev half) and evaluated on the other half.
 """
 
@@ -17,10 +19,11 @@ import numpy as np
 
 from graphkit.clinical.values import find_biomarkers, find_stages
 
-DEFAULT_THRESHOLD = 0.45  # calibrated on the labelled claims' dev half (bench/documents_eval.py)
-DEFAULT_STRONG = 0.80
+DEFAULT_THRESHOLD = 0.15  # chosen on the labelled claims' dev half (bench/documents_eval.py)
+DEFAULT_STRONG = 0.75
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(mg|mcg|g|ml|mmhg|%|gy|cm|mm|kg|lb|lbs|cycles?|fx|"
                      r"fractions?|weeks?|wks?|months?|mos?|years?|yrs?|days?)?(?![A-Za-z0-9])", re.I)
+_STAGE_IS = re.compile(r"\bstage\s+(?:is|was|of)\s+((?:0|IV|III|II|I)[ABC]?\d?)\b")
 _DATE = re.compile(r"\b(?:\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{4})\b")
 
 
@@ -29,6 +32,24 @@ class Support:
     supported: bool
     cosine: float
     shared: tuple[str, ...]  # the facts both texts state
+
+
+def _roll_up(system: str, code: str, ancestors) -> set[str]:
+    """Disease ancestors (a lung adenocarcinoma is a lung cancer); never drug classes: two drugs of one
+    class are different facts."""
+    if system in ("ATC", "regimen", "RxNorm", "DrugBank", "MeSH"):
+        return set()
+    return {f"{a.system}|{a.code}" for a in ancestors(system, code)[:6]}
+
+
+def leading_fact(claim: str) -> frozenset[str]:
+    """The facts of the claim's subject (its first mention): what a citation must state."""
+
+    values = {f for f in facts_of(claim) if "=" in f or f.startswith("stage|")}
+    head = re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0]
+    if values and not head.lower().split()[0:1] == ["the"] and not re.search(r"recorded", claim):
+        return frozenset(values)  # "HR is positive": the result is the subject (not "HR" heart rate)
+    return facts_of(head) or facts_of(claim)
 
 
 @lru_cache(maxsize=4096)
@@ -42,18 +63,93 @@ def facts_of(text: str) -> frozenset[str]:
     for m in load_lexicon().find(text):
         for c in m.concepts[:3]:
             out.add(f"{c.system}|{c.code}")
-            out.update(f"{a.system}|{a.code}" for a in ancestors(c.system, c.code)[:6])
+            out.update(_roll_up(c.system, c.code, ancestors))
     out.update(v for b in find_biomarkers(text) for v in b.values)
     out.update(f"stage|{s.value}" for s in find_stages(text) if s.value != "invalid")
+    out.update(f"stage|{g}" for g in _STAGE_IS.findall(text))
     out.update(f"n|{float(n):g}{(u or '').lower().rstrip('s')}" for n, u in _NUMBER.findall(text) if u)
     out.update(f"d|{d}" for d in _DATE.findall(text))
     return frozenset(out)
 
 
+_PLANNED_CLAIM = re.compile(r"\bis planned\b|\bplanned\b", re.I)
+_ABSENT_CLAIM = re.compile(r"\bis overdue\b|\bnot documented\b|\bis due\b|\bto be tested\b", re.I)
+_GIVEN = {"present", "historical"}
+
+
+def claim_polarity(claim: str) -> str:
+    """What the claim says of its fact: given (it happened / is the result), planned, or absent."""
+    if _ABSENT_CLAIM.search(claim):
+        return "absent"
+    return "planned" if _PLANNED_CLAIM.search(claim) else "given"
+
+
+@lru_cache(maxsize=1)
+def _nlp():
+    from ingest.nlp import build_pipeline
+
+    return build_pipeline()
+
+
+@lru_cache(maxsize=8192)
+def stated_facts(sentence: str) -> dict[str, set[str]]:
+    """fact -> the assertions the sentence makes of it ("letrozole" planned, "ER=positive" present),
+    through the same extraction ingestion uses. O(len(sentence))."""
+    from ingest.link.hierarchy import ancestors
+    from ingest.nlp import extract_mentions
+
+    out: dict[str, set[str]] = {}
+    for m in extract_mentions(_nlp(), [" ".join(sentence.split())], [None])[0]:
+        keys = set(m.values) | {f"stage|{v}" for v in m.values if m.kind == "Stage"}
+        for c in m.concepts[:3]:
+            keys.add(f"{c.system}|{c.code}")
+            keys.update(_roll_up(c.system, c.code, ancestors))
+        status = (m.detail or {}).get("status")
+        for k in keys:
+            out.setdefault(k, set()).add(m.assertion)
+            if status:
+                out[k].add(f"status:{status}")
+    return out
+
+
+_CLAIM_STATUS = re.compile(r"\((completed|ongoing|started|stopped)\)")
+_DONE_CUES = {"status:completed", "historical"}
+
+
+def _compatible(polarity: str, assertions: set[str], status: str | None = None) -> bool:
+    if polarity == "given":
+        if status == "completed":
+            return bool(assertions & _DONE_CUES)
+        if status in ("ongoing", "started", "stopped"):
+            return f"status:{status}" in assertions or (status == "ongoing" and "status:started" in assertions)
+        return bool(assertions & _GIVEN)
+    if polarity == "planned":
+        return bool(assertions & {"planned", "possible"})
+    return bool(assertions & {"negated", "planned", "possible"}) or not assertions
+
+
+def _specific(fact: str) -> bool:
+    """A value, not just a topic: a biomarker result, a stage, a number with its unit, a date."""
+    return "=" in fact or fact.startswith(("stage|", "n|", "d|"))
+
+
 def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_THRESHOLD,
-             strong: float = DEFAULT_STRONG) -> Support:
-    shared = tuple(sorted(facts_of(claim) & facts_of(source)))
-    ok = cosine >= strong or (bool(shared) and cosine >= threshold)
+             strong: float = DEFAULT_STRONG, floor: float = 0.1) -> Support:
+    """Supported when the texts share a specific value (and are not unrelated, cosine >= ``floor``), or
+    share a concept and are close (cosine >= ``threshold``), or are very close (>= ``strong``)."""
+    polarity = claim_polarity(claim)
+    status = _CLAIM_STATUS.search(claim)
+    stated = stated_facts(source)
+    shared = tuple(sorted(f for f in facts_of(claim) & facts_of(source)
+                          if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None)))
+    if not set(shared) & leading_fact(claim):
+        shared = ()  # the sentence states something else the claim mentions, not the claim's subject
+    basis = re.search(r"\b(pathological|clinical)\b", claim)
+    if basis and shared and not re.search(r"(?<![A-Za-z])" + ("y?p" if basis.group(1) == "pathological" else "c")
+                                          + r"[TN]\d|" + basis.group(1)[:9], source, re.I):
+        shared = ()  # a pathological stage is not supported by a clinical one
+    specific = any(_specific(f) for f in shared)
+    ok = cosine >= strong or (specific and cosine >= floor) or (bool(shared) and cosine >= threshold)
     return Support(ok, round(float(cosine), 4), shared)
 
 

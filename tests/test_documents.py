@@ -1,0 +1,89 @@
+"""Chunks in the graph, global/local retrieval, SOAP notes and aspect summaries with checked citations."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphkit.errors import BadInputError
+from graphkit.llm.chat import FunctionChat
+from ingest.job import ingest_paths
+
+VISITS = {
+    "v1": ("2024-01-10", "Oncology consult",
+           "HPI: 61F with a palpable L breast mass, no pain.\nExam: 2 cm firm mass L breast 2:00, no adenopathy.\n"
+           "Core bx: invasive ductal carcinoma, ER 90%, PR 30%, HER2 1+.\nAssessment: L breast IDC, cT2 cN0, stage IIA.\n"
+           "Plan: lumpectomy and sentinel node biopsy; will start letrozole after radiation."),
+    "v2": ("2024-03-20", "Follow-up",
+           "HPI: doing well two weeks after L lumpectomy and SLNB, mild incisional soreness.\n"
+           "Exam: incision healing well, no erythema.\nAssessment: pT1c pN0, stage IA, margins clear.\n"
+           "Plan: whole breast radiotherapy referral; start letrozole 2.5 mg daily after radiotherapy."),
+}
+
+
+@pytest.fixture
+def two_visits(store, nlp, prefix, tmp_path):
+    rows = ["patient_id,note_id,time,type,path,encounter_id"]
+    for k, (day, typ, text) in VISITS.items():
+        (tmp_path / f"{k}.txt").write_text(text)
+        rows.append(f"{prefix}p,{prefix}{k},{day}T10:00,{typ},{k}.txt,{prefix}{k}")
+    (tmp_path / "manifest.csv").write_text("\n".join(rows) + "\n")
+    ingest_paths(store, [tmp_path], quarantine_path=tmp_path / "q.jsonl", nlp=nlp)
+    return f"{prefix}p", tmp_path
+
+
+def test_chunks_are_stored_with_their_sentences_and_replaced_with_their_note(store, nlp, two_visits, prefix):
+    patient, folder = two_visits
+    chunks = store.read("testing.chunks_of_encounter", encounter=f"{prefix}v1")
+    assert chunks and all("letrozole" not in c["text"] or "radiation" in c["text"] for c in chunks)
+    (folder / "v1.txt").write_text(VISITS["v1"][2].replace("letrozole", "anastrozole"))
+    ingest_paths(store, [folder], quarantine_path=folder / "q.jsonl", nlp=nlp)
+    texts = " ".join(c["text"] for c in store.read("testing.chunks_of_encounter", encounter=f"{prefix}v1"))
+    assert "anastrozole" in texts and "letrozole" not in texts  # the old chunks went with the old note
+
+
+def test_search_is_global_or_local_and_names_its_sources(store, two_visits, embedder, prefix):
+    from graphkit.retrieve import Scope, search
+
+    patient, _ = two_visits
+    everywhere = search(store, patient, "letrozole after radiotherapy", embedder, k=5)
+    assert {h.encounter for h in everywhere} == {f"{prefix}v1", f"{prefix}v2"}
+    local = search(store, patient, "letrozole after radiotherapy", embedder, Scope(encounter=f"{prefix}v2"), k=5)
+    assert local and {h.encounter for h in local} == {f"{prefix}v2"} and all(h.sentences for h in local)
+    with pytest.raises(BadInputError):
+        search(store, patient, "anything", embedder, Scope(encounter="no-such-encounter"))
+    assert search(store, patient, "zzzz qqqq", embedder, Scope(encounter=f"{prefix}v2"), k=3) is not None
+
+
+def test_soap_has_every_section_and_every_sentence_cites(store, two_visits, embedder, prefix):
+    from graphkit.documents.job import soap_for_encounter
+
+    patient, _ = two_visits
+    doc, note = soap_for_encounter(store, patient, f"{prefix}v1", embedder, save=True)
+    assert [line.split(":")[0] for line in doc.text.splitlines()] == ["SUBJECTIVE", "OBJECTIVE", "ASSESSMENT", "PLAN"]
+    assert not doc.uncited and doc.citations
+    assert "mass" in doc.text.split("OBJECTIVE:")[1].split("ASSESSMENT:")[0]  # the exam is objective
+    assert "lumpectomy" in doc.text.split("PLAN:")[1]
+    with pytest.raises(BadInputError):
+        soap_for_encounter(store, patient, "no-such-encounter", embedder)
+
+
+def test_llm_soap_citing_a_fact_it_was_not_given_falls_back(store, two_visits, embedder, prefix):
+    from graphkit.documents.job import soap_for_encounter
+
+    patient, _ = two_visits
+    liar = FunctionChat(lambda s, p: "SUBJECTIVE: Fine [S99].\nOBJECTIVE: x [S1].\nASSESSMENT: y [S1].\nPLAN: z [S1].",
+                        name="liar")
+    doc, _ = soap_for_encounter(store, patient, f"{prefix}v1", embedder, llm=liar, save=False)
+    assert doc.mode == "llm-fallback" and "not given" in doc.note
+
+
+def test_summary_keeps_only_citations_that_support_their_claim(store, two_visits, embedder):
+    from graphkit.documents.attribution import supports
+    from graphkit.documents.job import summary_for_patient
+
+    patient, _ = two_visits
+    doc, claims = summary_for_patient(store, patient, embedder)
+    marker = next(c for c in claims if c.aspect == "biomarkers" and c.text.startswith("ER"))
+    assert marker.sentences and "ER 90%" in marker.sentences[0][1]
+    assert not supports("ER is positive", "Exam: incision healing well, no erythema.", 0.3).supported
+    assert not supports("letrozole (completed)", "Plan: start letrozole 2.5 mg daily after radiotherapy.", 0.6).supported
