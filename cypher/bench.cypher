@@ -113,3 +113,48 @@ RETURN count(c) > 0 AS started
 // Remove the state snapshots and care assessments written for the benchmark's synthetic patients.
 MATCH (n) WHERE (n:PatientState OR n:CareAssessment OR n:CareItem) AND n.patient STARTS WITH $prefix
 CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+
+// name: count_nodes_with_prefix
+// Nodes of patients whose id starts with $prefix (any node carrying `patient`), by label.
+MATCH (n) WHERE n.patient STARTS WITH $prefix OR (n:Patient AND n.id STARTS WITH $prefix)
+RETURN labels(n)[0] AS label, count(*) AS n
+ORDER BY label
+
+// name: nodes_with_prefix
+// Every node of those patients with its properties (for a checksum): the nodes carrying `patient`, and
+// their notes' sections and sentences.
+MATCH (n) WHERE n.patient STARTS WITH $prefix OR (n:Patient AND n.id STARTS WITH $prefix)
+RETURN labels(n)[0] AS label, properties(n) AS props
+UNION ALL
+MATCH (n:Note)-[:HAS_SECTION]->(s:Section) WHERE n.patient STARTS WITH $prefix
+OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
+WITH s, collect(t) AS ts
+UNWIND [s] + ts AS x
+RETURN labels(x)[0] AS label, properties(x) AS props
+
+// name: relationships_with_prefix
+MATCH (a)-[r]->(b) WHERE a.patient STARTS WITH $prefix OR (a:Patient AND a.id STARTS WITH $prefix)
+RETURN type(r) AS type, labels(a)[0] + ':' + coalesce(a.id, a.uid, a.code, '') AS src,
+       labels(b)[0] + ':' + coalesce(b.id, b.uid, b.system + '|' + b.code, '') AS dst, properties(r) AS props
+UNION ALL
+MATCH (n:Note)-[:HAS_SECTION]->(s:Section)-[r]->(b) WHERE n.patient STARTS WITH $prefix
+RETURN type(r) AS type, 'Section:' + s.id AS src, labels(b)[0] + ':' + b.id AS dst, properties(r) AS props
+
+// name: delete_note_text_with_prefix
+// Remove the sections and sentences of the notes of patients whose id starts with $prefix (chunks of
+// notes per transaction: auto-commit); then delete_patient_graphs_with_prefix removes the rest.
+MATCH (n:Note) WHERE n.patient STARTS WITH $prefix
+CALL { WITH n
+  OPTIONAL MATCH (n)-[:HAS_SECTION]->(s:Section)
+  OPTIONAL MATCH (s)-[:HAS_SENTENCE]->(t:Sentence)
+  DETACH DELETE t, s } IN TRANSACTIONS OF 100 ROWS
+
+// name: delete_patient_graphs_with_prefix
+// Remove the patients whose id starts with $prefix and every node carrying their id (auto-commit).
+MATCH (n) WHERE n.patient STARTS WITH $prefix OR (n:Patient AND n.id STARTS WITH $prefix)
+CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
+
+// name: count_all_but_schema
+// Nodes other than graphkit's schema-version node (an empty database has none).
+MATCH (n) WHERE NOT n:SchemaVersion
+RETURN count(n) AS n

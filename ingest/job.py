@@ -120,9 +120,11 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     return graphs
 
 
-def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> dict[str, str]:
+def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str, concepts: bool = True) -> dict[str, str]:
     """Write a batch of processed notes in the caller's transaction: lock them, skip the ones another
-    job stored meanwhile, replace changed ones, and mark their patients for relinking.
+    job stored meanwhile, replace changed ones, and mark their patients for relinking. With
+    ``concepts=False`` the concepts must exist already (a distributed job writes them first, so that
+    parallel writers never contend on shared Concept nodes).
     Returns note id -> "new" | "replaced" | "unchanged". Pure in ``tx`` (the driver may retry it)."""
     claims = {r["id"]: (r["sha256"], r["pipeline"])
               for r in tx.run("ingest.claim_notes", rows=sorted(({"id": n.id} for n in notes), key=lambda r: r["id"]))}
@@ -140,15 +142,16 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str) -> d
     if not rows["notes"]:
         return outcome
     rows["concepts"] = list({(c["system"], c["code"]): c for c in rows["concepts"]}.values())
-    ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in rows["concepts"])
-    rows["concepts"] += ancestors
+    ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in rows["concepts"]) if concepts else ([], [])
+    rows["concepts"] = rows["concepts"] + ancestors if concepts else []
     tx.run("ingest.delete_note_content", ids=[i for i, o in outcome.items() if o == "replaced"])
     for name, key in (("tkg.merge_notes", "notes"), ("tkg.merge_sections", "sections"),
                       ("tkg.merge_sentences", "sentences"), ("tkg.merge_events", "events"),
                       ("tkg.link_evidence", "evidence"), ("tkg.merge_concepts", "concepts"),
                       ("tkg.link_instance_of", "instance_of"), ("tkg.merge_chunks", "chunks")):
         tx.run(name, rows=rows[key])
-    tx.run("tkg.link_is_a", rows=is_a)
+    if is_a:
+        tx.run("tkg.link_is_a", rows=is_a)
     tx.run("ingest.mark_relink", patients=sorted({r["patient"] for r in rows["notes"]}))
     return outcome
 

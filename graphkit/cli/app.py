@@ -15,7 +15,7 @@ from rich.table import Table
 
 from graphkit import __version__
 from graphkit.cli import (align_cmd, browser_cmd, documents_cmd, eval_cmd, guidelines_cmd, ingest_cmd, neo4j_cmd,
-                          recommend_cmd, state_cmd)
+                          recommend_cmd, scale_cmd, state_cmd)
 from graphkit.cli.common import console, err_console, open_store, print_json, state
 from graphkit.errors import DatabaseUnavailableError, GraphkitError
 from graphkit.logs import configure as configure_logging
@@ -43,6 +43,8 @@ app.command("search")(documents_cmd.search_cmd)
 app.command("index")(documents_cmd.index_cmd)
 app.command("soap")(documents_cmd.soap_cmd)
 app.command("summary")(documents_cmd.summary_cmd)
+app.add_typer(scale_cmd.app, name="spark")
+app.command("bulk-load")(scale_cmd.bulk_load_cmd)
 db_app = typer.Typer(help="Schema and contents of the graph database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 delete_app = typer.Typer(help="Remove data from the graph.", no_args_is_help=True)

@@ -244,6 +244,17 @@ class LocalNeo4j:
         if proc.returncode != 0:
             raise GraphkitError(f"neo4j-admin {args[0]} {args[1]} failed: {proc.stderr.strip()[-300:]}")
 
+    def admin(self, *args: str) -> str:
+        """Run a neo4j-admin command (the server's own AdminTool) with this home's configuration;
+        raise with the tool's last words when it fails. Returns its output."""
+        env = dict(os.environ, NEO4J_HOME=str(self.neo4j_home), NEO4J_CONF=str(self.conf_dir))
+        proc = subprocess.run([java_executable(), "-cp", f"{self.lib_dir}/*", self.lock.admin_class, *args],
+                              capture_output=True, text=True, env=env, umask=0o077)
+        if proc.returncode != 0:
+            raise GraphkitError(f"neo4j-admin {' '.join(args[:2])} failed: "
+                                f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+        return proc.stdout
+
     def options(self) -> InstallOptions:
         m = self.manifest()
         if not m:
