@@ -158,3 +158,12 @@ CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
 // Nodes other than graphkit's schema-version node (an empty database has none).
 MATCH (n) WHERE NOT n:SchemaVersion
 RETURN count(n) AS n
+
+// name: concepts_with_prefix
+// The concepts the events of those patients are instances of, with all their ancestors (IS_A closure).
+MATCH (e:Event)-[:INSTANCE_OF]->(c:Concept) WHERE e.patient STARTS WITH $prefix
+WITH DISTINCT c
+MATCH (c)-[:IS_A*0..]->(a:Concept)
+WITH DISTINCT a
+OPTIONAL MATCH (a)-[:IS_A]->(p:Concept)
+RETURN properties(a) AS props, collect(p.system + '|' + p.code) AS parents

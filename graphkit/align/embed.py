@@ -29,6 +29,14 @@ def _key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def model_name() -> str:
+    """The embedding model with its package version (recorded on every AlignmentRun)."""
+    try:
+        return f"{DEFAULT_MODEL} ({_PACKAGE} {metadata.version(_PACKAGE)})"
+    except metadata.PackageNotFoundError:
+        return DEFAULT_MODEL
+
+
 class TextEmbedder:
     """``encode(texts) -> (n, d)`` unit-norm float32 rows; one model load per process."""
 
@@ -43,10 +51,7 @@ class TextEmbedder:
 
     @property
     def name(self) -> str:
-        try:
-            return f"{DEFAULT_MODEL} ({_PACKAGE} {metadata.version(_PACKAGE)})"
-        except metadata.PackageNotFoundError:
-            return DEFAULT_MODEL
+        return model_name()
 
     # -- cache ---------------------------------------------------------------------------------
     def _load_cache(self) -> None:

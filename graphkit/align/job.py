@@ -172,6 +172,18 @@ def shard_of(patient: str, n: int) -> int:
     return int(hashlib.sha1(patient.encode()).hexdigest()[:8], 16) % n
 
 
+def create_run(store: GraphStore, *, params: AlignParams, guidelines: list[str] | None, at: str | None,
+               patients: list[str] | None, editions: list[Guideline], model: str, llm=None, total: int) -> str:
+    """A new (:AlignmentRun) holding everything needed to resume it; returns its id. Several processes
+    (shards, Spark executors) may then fill it: its counts come from the graph."""
+    run_id = "run-" + dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    scope = {"align": params.to_json(), "guidelines": guidelines, "at": at, "patients": patients,
+             "editions": {g.id: g.version for g in editions}, "llm": getattr(llm, "name", None)}
+    store.write("align.create_run", id=run_id, params=json.dumps(scope), model=model, patients_total=total,
+                host=socket.gethostname(), pid=os.getpid())
+    return run_id
+
+
 def run_alignment(store: GraphStore, *, patients: list[str] | None = None, guidelines: list[str] | None = None,
                   params: AlignParams | None = None, llm=None, run_id: str | None = None, at: str | None = None,
                   shard: tuple[int, int] = (0, 1), chunk: int = 25, embedder: TextEmbedder | None = None,
@@ -203,12 +215,8 @@ def run_alignment(store: GraphStore, *, patients: list[str] | None = None, guide
     aligner = Aligner(gls, embedder, params, llm=llm)
 
     if run_id is None:
-        run_id = "run-" + dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
-        scope = {"align": params.to_json(), "guidelines": guidelines, "at": at,
-                 "patients": patients, "editions": {g.id: g.version for g in gls},
-                 "llm": getattr(llm, "name", None)}
-        store.write("align.create_run", id=run_id, params=json.dumps(scope), model=embedder.name,
-                    patients_total=len(todo), host=socket.gethostname(), pid=os.getpid())
+        run_id = create_run(store, params=params, guidelines=guidelines, at=at, patients=patients, editions=gls,
+                            model=embedder.name, llm=llm, total=len(todo))
     done = {r["patient"] for r in store.read("align.run_done_patients", id=run_id) if r["status"] != "failed"}
     summary = RunSummary(run=run_id, status="running", patients_total=len(todo), done_before=len(done & set(todo)))
     i, n = shard

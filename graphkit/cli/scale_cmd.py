@@ -51,6 +51,36 @@ def spark_ingest_cmd(
         raise typer.Exit(2)
 
 
+@app.command("align")
+def spark_align_cmd(
+    all_patients: bool = typer.Option(False, "--all", help="Every patient in the graph."),
+    master: str = typer.Option("local[*]", help="local[N] | spark://HOST:7077 | yarn"),
+    guideline: list[str] = typer.Option(None, "--guideline", "-g", help="Only these guideline ids."),
+    at: str = typer.Option(None, help="Guideline editions in force at this date (YYYY-MM-DD)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+):
+    """Align every patient's trajectory to the guideline paths on Spark, as one AlignmentRun: patients
+    sharded across the executors, the embedding model loaded once per executor worker. An interrupted
+    run is completed with `graphkit align --resume RUN`.
+
+    Example: graphkit spark align --all --master local[2]
+    """
+    from graphkit.errors import BadInputError
+    from graphkit.scale.spark_patients import spark_align
+
+    if not all_patients:
+        raise BadInputError("name --all", fix="graphkit spark align --all")
+    with open_store() as store:
+        out = spark_align(store, master=master, guidelines=guideline or None, at=at)
+    if as_json:
+        print_json(out)
+        return
+    console.print(f"run {out['run']} {out['status']}: {out['aligned']} aligned, {out['skipped']} skipped, "
+                  f"{out['failed']} failed of {out['patients']} patients in {out['shards']} shards")
+    if out["failed"]:
+        raise typer.Exit(2)
+
+
 @app.command("assess")
 def spark_assess_cmd(
     all_patients: bool = typer.Option(False, "--all", help="Every patient in the graph."),
@@ -64,7 +94,7 @@ def spark_assess_cmd(
     Example: graphkit spark assess --all --master local[2]
     """
     from graphkit.errors import BadInputError
-    from graphkit.scale.spark_reason import spark_assess
+    from graphkit.scale.spark_patients import spark_assess
 
     if not all_patients:
         raise BadInputError("name --all", fix="graphkit spark assess --all")

@@ -195,7 +195,7 @@ class LocalNeo4j:
                     "to start over with an empty store")
             # letters and digits only: a leading '-' would read as an option to neo4j-admin
             password = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
-            self._admin("dbms", "set-initial-password", password)
+            self.admin("dbms", "set-initial-password", password)
             write_credentials(self.home, f"bolt://localhost:{options.bolt_port}", "neo4j", password,
                               f"http://localhost:{options.http_port}")
         else:  # ports may have changed: keep the password, refresh the URIs
@@ -236,13 +236,6 @@ class LocalNeo4j:
             raise GraphkitError(f"the installed Neo4j in {self.lib_dir} failed verification: {problems[0]}"
                                 + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
                                 fix="run `graphkit neo4j install` to restore the pinned jars from the verified cache")
-
-    def _admin(self, *args: str) -> None:
-        env = dict(os.environ, NEO4J_HOME=str(self.neo4j_home), NEO4J_CONF=str(self.conf_dir))
-        proc = subprocess.run([java_executable(), "-cp", f"{self.lib_dir}/*", self.lock.admin_class, *args],
-                              capture_output=True, text=True, env=env, umask=0o077)
-        if proc.returncode != 0:
-            raise GraphkitError(f"neo4j-admin {args[0]} {args[1]} failed: {proc.stderr.strip()[-300:]}")
 
     def admin(self, *args: str) -> str:
         """Run a neo4j-admin command (the server's own AdminTool) with this home's configuration;

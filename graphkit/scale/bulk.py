@@ -255,6 +255,15 @@ def write_csvs(paths: list[Path], folder: Path, quarantine_path: Path, nlp=None,
     return out, props, n_notes, quarantine.count
 
 
+def drop_store(server, database: str = "neo4j") -> None:
+    """Delete ``database``'s store and transaction files (the server stopped): Neo4j creates it empty at
+    the next start. Only for a database graphkit just found empty or is about to fill by import."""
+    import shutil
+
+    for sub in ("databases", "transactions"):
+        shutil.rmtree(server.neo4j_home / "data" / sub / database, ignore_errors=True)
+
+
 def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
               quarantine_path: Path | None = None, nlp=None) -> BulkReport:
     """Pipeline → CSVs → ``neo4j-admin database import full`` → start → schema → relink.
@@ -281,7 +290,8 @@ def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
     report.elements = sum(files.counts.values())
     report.seconds["pipeline"] = time.perf_counter() - t
     server.stop()
-    args = ["database", "import", "full", "--overwrite-destination=true", "--multiline-fields=true",
+    # the database name goes first: --nodes/--relationships take a variable number of files
+    args = ["database", "import", "full", database, "--overwrite-destination=true", "--multiline-fields=true",
             f"--array-delimiter={ARRAY_DELIMITER}", "--report-file=" + str(work / "import.report")]
     for label in NODES:
         if (work / f"{label}.csv").exists():
@@ -291,7 +301,14 @@ def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
         if (work / f"{name}.csv").exists():
             args.append(f"--relationships={rel_type}={work / f'{name}.csv'}")
     t = time.perf_counter()
-    server.admin(*args, database)
+    try:
+        server.admin(*args)
+    except GraphkitError:
+        # the database was empty (checked above); a failed import leaves unusable store files, so the
+        # empty database is restored before the error is reported
+        drop_store(server, database)
+        server.start()
+        raise
     report.seconds["import"] = time.perf_counter() - t
     server.start()
     with GraphStore.connect(str(server.home)) as store:

@@ -23,7 +23,8 @@ def _canon(value):
 
 def fingerprint(store: GraphStore, prefix: str) -> dict:
     """{nodes: {label: n}, relationships: {type: n}, checksum} of the patients whose id starts with
-    ``prefix``. O(their nodes + relationships)."""
+    ``prefix``, with the concepts their events reach (and those concepts' ancestors). O(their nodes +
+    relationships)."""
     h = hashlib.sha256()
     nodes: Counter = Counter()
     rows = store.read("bench.nodes_with_prefix", prefix=prefix)
@@ -37,5 +38,11 @@ def fingerprint(store: GraphStore, prefix: str) -> dict:
         h.update(key.encode())
     for e in edges:
         rels[e["type"]] += 1
+    # the shared vocabulary they reach: concepts and their IS_A edges
+    concepts = store.read("bench.concepts_with_prefix", prefix=prefix)
+    for key in sorted(json.dumps([_canon(c["props"]), sorted(c["parents"])], sort_keys=True) for c in concepts):
+        h.update(key.encode())
+    nodes["Concept"] += len(concepts)
+    rels["IS_A"] += sum(len(c["parents"]) for c in concepts)
     return {"nodes": dict(sorted(nodes.items())), "relationships": dict(sorted(rels.items())),
             "checksum": h.hexdigest()[:16]}

@@ -101,8 +101,8 @@ def _note_of(row: dict):
 
 
 def nlp_partition(rows, encounter_start: dict, batch: int = 64):
-    """Pass 1 on an executor: (note id, NoteGraph) per note; ("!error", note id, reason) for a note the
-    pipeline could not process."""
+    """Pass 1 on an executor: (note row, NoteGraph) per note; ("!error", note id, reason) for a note the
+    pipeline could not process. The note row travels with its graph, so pass 2 needs nothing broadcast."""
     import datetime as dt
 
     from ingest.job import process_notes
@@ -123,16 +123,16 @@ def _process(nlp, rows, encounter_start, process_notes, dt):
     starts = {n.encounter: dt.datetime.fromisoformat(encounter_start[n.encounter]) for n in notes}
     try:
         graphs = process_notes(nlp, notes, starts)
-        yield from ((n.id, g) for n, g in zip(notes, graphs))
+        yield from zip(rows, graphs)
     except Exception:  # noqa: BLE001 - one bad note must not fail the partition: retry one by one
-        for n in notes:
+        for r, n in zip(rows, notes):
             try:
-                yield n.id, process_notes(nlp, [n], starts)[0]
+                yield r, process_notes(nlp, [n], starts)[0]
             except Exception as exc:  # noqa: BLE001
                 yield "!error", n.id, f"{type(exc).__name__} while extracting"
 
 
-def write_partition(items, settings: ConnectionSettings, fingerprint: str, notes_by_id: dict, batch: int = 64):
+def write_partition(items, settings: ConnectionSettings, fingerprint: str, batch: int = 64):
     """Pass 2 on an executor: write the partition's notes in batches (concepts already exist)."""
     from ingest.job import write_note_batch
 
@@ -144,7 +144,7 @@ def write_partition(items, settings: ConnectionSettings, fingerprint: str, notes
     with GraphStore(settings) as store:
         for i in range(0, len(items), batch):
             part = items[i:i + batch]
-            notes = [_note_of(notes_by_id[nid]) for nid, _ in part]
+            notes = [_note_of(row) for row, _ in part]
             graphs = [g for _, g in part]
             outcome = store.transaction(lambda tx: write_note_batch(tx, notes, graphs, fingerprint, concepts=False))
             for v in outcome.values():
@@ -204,31 +204,40 @@ def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*
         sc = spark.sparkContext
         report.partitions = partitions or max(2 * sc.defaultParallelism, 1)
         starts = {e.id: e.start.isoformat() for e in encounters.values()}
-        by_id = {n.id: _note_row(n) for n in todo}
-        df = spark.createDataFrame(list(by_id.values()), schema="id string, patient string, encounter string, "
+        df = spark.createDataFrame([_note_row(n) for n in todo], schema="id string, patient string, encounter string, "
                                    "type string, text string, authored_at string, recorded_at string, source string")
-        b_starts, b_notes = sc.broadcast(starts), sc.broadcast(by_id)
-        t = time.perf_counter()
-        graphs = (df.repartition(report.partitions, "patient").rdd  # a patient in one partition: no lock contention
-                  .mapPartitions(lambda rows: nlp_partition(rows, b_starts.value, batch_notes))
-                  .persist(StorageLevel.MEMORY_AND_DISK))
-        errors = graphs.filter(lambda x: x[0] == "!error").collect()
-        concept_rows = (graphs.filter(lambda x: x[0] != "!error")
-                        .flatMap(lambda x: [(c["system"], c["code"], c["name"], c["source"], c["kind"])
-                                            for c in x[1].concepts]).distinct().collect())
-        report.seconds["nlp"] = time.perf_counter() - t
-        t = time.perf_counter()
-        rows = [{"system": s, "code": c, "name": n, "source": src, "kind": k} for s, c, n, src, k in concept_rows]
-        rows = list({(r["system"], r["code"]): r for r in rows}.values())
-        ancestors, is_a = is_a_rows((r["system"], r["code"]) for r in rows)
-        store.write_batches("tkg.merge_concepts", rows + ancestors)
-        store.write_batches("tkg.link_is_a", is_a)
-        report.concepts = len(rows) + len(ancestors)
-        report.seconds["concepts"] = time.perf_counter() - t
-        t = time.perf_counter()
-        settings = store.settings
-        counts = graphs.mapPartitions(lambda items: write_partition(list(items), settings, fingerprint,
-                                                                     b_notes.value, batch_notes)).collect()
+        b_starts = sc.broadcast(starts)
+        try:
+            t = time.perf_counter()
+            graphs = (df.repartition(report.partitions, "patient").rdd  # a patient in one partition: no lock contention
+                      .mapPartitions(lambda rows: nlp_partition(rows, b_starts.value, batch_notes))
+                      .persist(StorageLevel.MEMORY_AND_DISK))
+            errors = graphs.filter(lambda x: x[0] == "!error").collect()
+            concept_rows = (graphs.filter(lambda x: x[0] != "!error")
+                            .flatMap(lambda x: [(c["system"], c["code"], c["name"], c["source"], c["kind"])
+                                                for c in x[1].concepts]).distinct().collect())
+            report.seconds["nlp"] = time.perf_counter() - t
+            t = time.perf_counter()
+            rows = [{"system": s, "code": c, "name": n, "source": src, "kind": k} for s, c, n, src, k in concept_rows]
+            rows = list({(r["system"], r["code"]): r for r in rows}.values())
+            ancestors, is_a = is_a_rows((r["system"], r["code"]) for r in rows)
+            store.write_batches("tkg.merge_concepts", rows + ancestors)
+            store.write_batches("tkg.link_is_a", is_a)
+            report.concepts = len(rows) + len(ancestors)
+            report.seconds["concepts"] = time.perf_counter() - t
+            t = time.perf_counter()
+            settings = store.settings
+            counts = graphs.mapPartitions(lambda items: write_partition(list(items), settings, fingerprint,
+                                                                         batch_notes)).collect()
+        except Exception as exc:  # a partition failed past Spark's retries: nothing half-written, say where
+            from graphkit.errors import GraphkitError
+
+            quarantine.close()
+            files = sorted({getattr(n.source, "file", str(n.source)) for n in todo if n.source}) or [str(p) for p in paths]
+            raise GraphkitError(
+                f"the Spark job failed ({type(exc).__name__}) while processing notes from {', '.join(files[:5])}"
+                f"{' and more' if len(files) > 5 else ''}; notes written before the failure are kept whole",
+                fix="rerun the same command: it skips the notes already written and completes the rest") from exc
         report.seconds["write"] = time.perf_counter() - t
         report.notes_written = sum(c["new"] + c["replaced"] for c in counts)
         report.notes_unchanged += sum(c["unchanged"] for c in counts)

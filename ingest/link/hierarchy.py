@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from ingest.link.sources import Concept, hierarchy, icd_parent
+from ingest.link.sources import Concept, hierarchy, icd_concept, icd_parent
 
 Key = tuple[str, str]
 
@@ -33,9 +33,7 @@ def parents(system: str, code: str) -> tuple[Concept, ...]:
         p = icd_parent(code)
         if p is None:
             return ()
-        import simple_icd_10_cm as icd
-
-        return (Concept("ICD-10-CM", p, icd.get_description(p), "Problem"),)
+        return (icd_concept(p),)
     return parent_index().get((system, code), ())
 
 
@@ -55,6 +53,8 @@ def ancestors(system: str, code: str) -> tuple[Concept, ...]:
 
 def is_a_rows(concepts: Iterable[tuple[str, str]]) -> tuple[list[dict], list[dict]]:
     """(ancestor concept rows, IS_A edge rows) for the upward closure of the given (system, code)s. Pure."""
+    from ingest.link.lexicon import canonical
+
     nodes: dict[Key, dict] = {}
     edges: dict[tuple, dict] = {}
     todo = list(dict.fromkeys(concepts))
@@ -64,7 +64,7 @@ def is_a_rows(concepts: Iterable[tuple[str, str]]) -> tuple[list[dict], list[dic
         if key in done:
             continue
         done.add(key)
-        for p in parents(*key):
+        for p in map(canonical, parents(*key)):
             nodes.setdefault((p.system, p.code), {"system": p.system, "code": p.code, "name": p.display,
                                                   "source": p.source or None, "kind": p.kind})
             edges.setdefault((key, (p.system, p.code)), {"system": key[0], "code": key[1], "parent_system": p.system,

@@ -19,13 +19,13 @@ import hashlib
 import os
 import pickle
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from importlib import metadata
 
-from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry
+from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry, hierarchy, icd_concept
 
-LEXICON_VERSION = "15"
+LEXICON_VERSION = "16"
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
 _IGNORED = {"-", "–", "'", "’"}
 _MAX_TOKENS = 16
@@ -124,6 +124,7 @@ class Lexicon:
         self.max_len: dict[str, int] = {}
         self.max_len_exact: dict[str, int] = {}
         self.drug_words: dict[str, list[str]] = {}  # first letter → one-word drug names (spelling repair)
+        self.canonical: dict[tuple[str, str], Concept] = {}  # (system, code) → its one name and source
 
     # -- building ------------------------------------------------------------------------------------------
     def add(self, entry: Entry) -> None:
@@ -261,13 +262,47 @@ def fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+# The vocabulary that owns a code system: its display and version name the concept wherever it appears.
+OWNERS = {"ICD-10-CM": "ICD-10-CM", "DOID": "Disease Ontology", "HP": "Human Phenotype Ontology",
+          "DrugBank": "drug-named-entity-recognition", "MeSH": "drug-named-entity-recognition",
+          "RxNorm": "graphkit drug tables", "ATC": "graphkit drug tables", "regimen": "graphkit drug tables"}
+
+
+def canonical_concepts(candidates) -> dict[tuple[str, str], Concept]:
+    """One Concept per (system, code): the owning vocabulary's naming when it has one, else the first
+    candidate with a source, else the first. Every writer (Bolt, Spark, bulk import) then stores the same
+    name and source, whichever mention or ancestor chain reaches the concept first. O(candidates)."""
+    best: dict[tuple[str, str], tuple[int, Concept]] = {}
+    for c in candidates:
+        owner = OWNERS.get(c.system)
+        rank = 0 if owner and c.source.startswith(owner) else 1 if c.source else 2
+        key = (c.system, c.code)
+        if key not in best or rank < best[key][0]:
+            best[key] = (rank, c)
+    out = {k: c for k, (_, c) in best.items()}
+    for (system, code), (rank, _) in best.items():
+        if system == "ICD-10-CM" and rank:  # a code reached only through a curated table: the code set names it
+            out[(system, code)] = icd_concept(code) or out[(system, code)]
+    return out
+
+
 def build_lexicon() -> Lexicon:
     lex = Lexicon()
-    for source in ALL:
-        for entry in source():
-            lex.add(entry)
+    entries = [entry for source in ALL for entry in source()]
+    # hierarchy first: its concepts come straight from the vocabulary files
+    lex.canonical = canonical_concepts([c for pair in hierarchy() for c in pair] + [e.concept for e in entries])
+    for entry in entries:
+        # named canonically; the kind stays the source's (it decides what the surface names in text)
+        c = lex.canonical[(entry.concept.system, entry.concept.code)]
+        lex.add(replace(entry, concept=replace(c, kind=entry.concept.kind) if c.kind != entry.concept.kind else c))
     lex.index_drug_words()
     return lex
+
+
+def canonical(concept: Concept) -> Concept:
+    """The stored naming of ``concept``'s code (see :func:`canonical_concepts`); itself when no
+    vocabulary knows the code (a FHIR resource's own coding)."""
+    return load_lexicon().canonical.get((concept.system, concept.code), concept)
 
 
 @cache

@@ -32,6 +32,7 @@ import bz2
 import csv
 import pickle
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -218,17 +219,26 @@ def _icd_kind(code: str) -> str:
 ICD_SOURCE = "ICD-10-CM April 2026 (simple-icd-10-cm {})"
 
 
+def icd_concept(code: str) -> Concept | None:
+    """The ICD-10-CM concept of ``code`` as the code set names it; None for a code it does not hold."""
+    import simple_icd_10_cm as icd
+
+    if not icd.is_valid_item(code):
+        return None
+    return Concept("ICD-10-CM", code, icd.get_description(code), _icd_kind(code),
+                   ICD_SOURCE.format(_version("simple-icd-10-cm")))
+
+
 def icd10cm() -> Iterator[Entry]:
     """ICD-10-CM codes (no 7th-character extensions, no Z/V-Y chapters) by description and inclusion
     terms."""
     import simple_icd_10_cm as icd
 
-    source = ICD_SOURCE.format(_version("simple-icd-10-cm"))
     for code in icd.get_all_codes(with_dots=True):
         if icd.is_chapter_or_block(code) or code[0] in "VWXYZ" or icd.is_extended_subcategory(code):
             continue
-        desc = icd.get_description(code)
-        concept = Concept("ICD-10-CM", code, desc, _icd_kind(code), source)
+        concept = icd_concept(code)
+        desc = concept.display
         priority = 40 if icd.is_category(code) else 41
         for text in [desc, *icd.get_inclusion_term(code)]:
             for s in icd_surfaces(text):
@@ -357,6 +367,9 @@ def drugs() -> Iterator[Entry]:
     from wordfreq import zipf_frequency
 
     canon_data = d["drug_canonical_to_data"]
+    # a MeSH id that several drugs carry is their pharmacologic class (D007004 Hypoglycemic Agents for
+    # metformin, glipizide...), not the drug: such ids never code a drug
+    mesh_use = Counter(v.get("mesh_id") for v in canon_data.values() if v.get("mesh_id"))
     named = set(d["drug_variant_to_variant_data"])  # generic and brand names (MedlinePlus)
     for variant, canonicals in d["drug_variant_to_canonical"].items():
         if "," in variant or len(variant) < 4 or any(ch.isdigit() for ch in variant):
@@ -372,7 +385,7 @@ def drugs() -> Iterator[Entry]:
             concepts = []
             if data.get("drugbank_id"):
                 concepts.append(Concept("DrugBank", data["drugbank_id"], display, "Medication", source))
-            if data.get("mesh_id"):
+            if data.get("mesh_id") and mesh_use[data["mesh_id"]] == 1:
                 concepts.append(Concept("MeSH", data["mesh_id"], display, "Medication", source))
             for c in concepts or [Concept("graphkit-drug", canon, display, "Medication", source)]:
                 yield Entry(variant, c, 10)

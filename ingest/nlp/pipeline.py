@@ -204,7 +204,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     # a cancer term that holds a stage statement ("Non-small cell carcinoma of lung, TNM stage 1") stays
     # beside it: both facts are in the text
     also += [Found(m.start, m.end, m.kind, m.concepts, priority=m.priority) for m in all_terms
-             if m.kind == "Cancer" and any(m.start <= a and b <= m.end for a, b in special)]
+             if m.kind == "Cancer" and any(m.start <= a and b <= m.end and (a, b) != (m.start, m.end)
+                                           for a, b in special)]
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)

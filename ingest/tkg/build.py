@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from graphkit.clinical.values import observation_values
+from ingest.link.sources import Concept
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
 from ingest.text import NormalizedText, Section, Sentence
@@ -67,6 +68,9 @@ def primary_concepts(concepts) -> list:
 
 def concept_row(c) -> dict:
     """A Concept node's row: code, name, kind, and the vocabulary (with version) it came from."""
+    from ingest.link.lexicon import canonical
+
+    c = canonical(c)  # one name and source per code, whoever reaches it first
     return {"system": c.system, "code": c.code, "name": c.display, "source": c.source or None, "kind": c.kind}
 
 
@@ -105,9 +109,13 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
             g.sentences.append({"id": sent_id, "section": sec_id, "idx": t_idx, "text": original, "start": a, "end": b})
             stext = norm.text[sent.start:sent.end]
             when = sentence_date(stext, encounter_start)
+            used: set[str] = set()
             for m in mentions[k]:
                 ma, mb = norm.to_original(sent.start + m.start, sent.start + m.end)
                 ev_id = f"{sent_id}:m{m.start}"
+                if ev_id in used:  # one span, two facts ("TNBC": a cancer and a biomarker statement)
+                    ev_id += f"-{m.kind.lower()}"
+                used.add(ev_id)
                 g.events.append({
                     "id": ev_id, "encounter": note.encounter, "patient": note.patient, "kind": m.kind,
                     "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
@@ -143,7 +151,6 @@ def fact_rows(facts: list[CodedFact]) -> tuple[list[dict], list[dict], list[dict
                            "detail": row["detail"], "order": row["order"]})
             row = {**row, "values": None, "detail": None}
         events.append(row)
-        concepts.append({"system": f.system, "code": f.code, "name": f.display, "source": "FHIR resource coding",
-                         "kind": f.kind})
+        concepts.append(concept_row(Concept(f.system, f.code, f.display, f.kind, "FHIR resource coding")))
         links.append({"event": f.id, "system": f.system, "code": f.code})
     return events, concepts, links
