@@ -142,6 +142,8 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str, conc
     if not rows["notes"]:
         return outcome
     rows["concepts"] = list({(c["system"], c["code"]): c for c in rows["concepts"]}.values())
+    # shared Concept nodes are locked in one global order (by code), so parallel writers queue, never deadlock
+    rows["instance_of"].sort(key=lambda r: (r["system"], r["code"]))
     ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in rows["concepts"]) if concepts else ([], [])
     rows["concepts"] = rows["concepts"] + ancestors if concepts else []
     tx.run("ingest.delete_note_content", ids=[i for i, o in outcome.items() if o == "replaced"])
