@@ -44,6 +44,7 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=20000)
     ap.add_argument("--home", type=Path, default=Path(tempfile.gettempdir()) / "graphkit-bench-bulk")
     ap.add_argument("--skip-spark", action="store_true")
+    ap.add_argument("--skip-bolt", action="store_true", help="the import alone (no Bolt, no Spark, no comparison)")
     args = ap.parse_args()
     from graphkit.neo4j.server import InstallOptions, LocalNeo4j
     from graphkit.scale.bulk import bulk_load
@@ -66,6 +67,12 @@ def main() -> None:
             f"{ {k: round(v, 1) for k, v in report.seconds.items()} }")
         with GraphStore.connect(str(args.home)) as store:
             fp_bulk = fingerprint(store, PREFIX)
+        if args.skip_bolt:
+            server.stop()
+            emit({"notes": args.notes, "elements": report.elements,
+                  "import_elements_per_s": round(report.elements / report.seconds["import"]),
+                  "seconds": {k: round(v, 2) for k, v in report.seconds.items()}, "cores": os.cpu_count()})
+            return
         empty_database(server)
         with GraphStore.connect(str(args.home)) as store:
             store.apply_schema()

@@ -140,7 +140,7 @@ def main() -> None:
           "vs_single_process": round(t_single / t_spark, 2), "identical_graphs": same,
           "fingerprint": fp_spark, "peak_worker_rss_gb": round(sampler.peak_worker / 2**30, 2),
           "peak_jvm_rss_gb": round(sampler.peak_java / 2**30, 2), "cores": os.cpu_count(),
-          "writer": "graphkit batched writer per partition (Neo4j Connector for Apache Spark not measured)"})
+          "writer": "graphkit batched writer per partition (vs the Neo4j Connector: bench/spark_connector.py)"})
 
 
 if __name__ == "__main__":

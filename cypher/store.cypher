@@ -35,3 +35,8 @@ ORDER BY type
 // name: constraints
 // Names of the constraints and indexes present.
 SHOW CONSTRAINTS YIELD name RETURN name
+
+// name: await_indexes
+// Wait until every index is online (after a bulk import the schema's indexes populate in the
+// background; queries that run before would scan labels instead).
+CALL db.awaitIndexes($timeout_s)

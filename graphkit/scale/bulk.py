@@ -101,6 +101,7 @@ class CsvSet:
         self.counts: dict[str, int] = {}
         self.seen_concepts: set[str] = set()
         self.seen_is_a: set[tuple[str, str]] = set()
+        self.multiline: set[str] = set()  # files with a value spanning lines (only these are parsed slowly)
 
     def _writer(self, name: str, header: list[str]):
         if name not in self.writers:
@@ -111,11 +112,14 @@ class CsvSet:
             self.counts[name] = 0
         return self.writers[name]
 
-    def node(self, label: str, row: dict) -> None:
-        cols = NODES[label]
+    def node(self, label: str, row: dict, cols: list[tuple[str, str]] | None = None) -> None:
+        cols = cols or NODES[label]
         w = self._writer(label, [f"{c}:{t}" if not t.startswith("ID") else (f"{c}:{t}" if c != "key" else f":{t}")
                                  for c, t in cols])
-        w.writerow([_cell(row.get(c), t if not t.startswith("ID") else "string") for c, t in cols])
+        cells = [_cell(row.get(c), t if not t.startswith("ID") else "string") for c, t in cols]
+        if label not in self.multiline and any("\n" in x or "\r" in x for x in cells):
+            self.multiline.add(label)
+        w.writerow(cells)
         self.counts[label] += 1
 
     def concept(self, row: dict) -> None:
@@ -246,10 +250,9 @@ def write_csvs(paths: list[Path], folder: Path, quarantine_path: Path, nlp=None,
     props = {pid: {k: v for k, v in (p.props.items() if p else ()) if v is not None} for pid, p in all_patients.items()}
     keys = sorted({k for p in props.values() for k in p})
     types = {k: next(_type_of(p[k]) for p in props.values() if k in p) for k in keys}
-    w = out._writer("Patient", ["id:ID(Patient)", "needs_relink:boolean"] + [f"{k}:{types[k]}" for k in keys])
+    patient_cols = [("id", "ID(Patient)"), ("needs_relink", "boolean")] + [(k, types[k]) for k in keys]
     for pid, p in props.items():
-        w.writerow([pid, "true"] + [_cell(p.get(k), types[k]) for k in keys])
-        out.counts["Patient"] += 1
+        out.node("Patient", {**p, "id": pid, "needs_relink": True}, patient_cols)
     out.close()
     quarantine.close()
     return out, props, n_notes, quarantine.count
@@ -291,8 +294,11 @@ def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
     report.seconds["pipeline"] = time.perf_counter() - t
     server.stop()
     # the database name goes first: --nodes/--relationships take a variable number of files
-    args = ["database", "import", "full", database, "--overwrite-destination=true", "--multiline-fields=true",
+    args = ["database", "import", "full", database, "--overwrite-destination=true",
             f"--array-delimiter={ARRAY_DELIMITER}", "--report-file=" + str(work / "import.report")]
+    if files.multiline:  # v2: only the files holding line breaks give up parallel parsing
+        args += ["--multiline-fields-format=v2",
+                 "--multiline-fields=" + ",".join(str(work / f"{name}.csv") for name in sorted(files.multiline))]
     for label in NODES:
         if (work / f"{label}.csv").exists():
             args.append(f"--nodes={label}={work / f'{label}.csv'}")
@@ -314,6 +320,7 @@ def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
     with GraphStore.connect(str(server.home)) as store:
         t = time.perf_counter()
         store.apply_schema()
+        store.run_autocommit("store.await_indexes", timeout_s=3600)  # the relink below seeks by index
         report.seconds["schema"] = time.perf_counter() - t
         t = time.perf_counter()
         relink_marked(store)
