@@ -71,7 +71,8 @@ def main() -> None:
                  .config("spark.jars", str(args.connector_jar)).config("spark.ui.enabled", "false")
                  .config("spark.driver.memory", "2g").getOrCreate())
         opts = {"url": cs.uri, "authentication.basic.username": cs.user,
-                "authentication.basic.password": cs.password, "batch.size": "5000"}
+                "authentication.basic.password": cs.password, "batch.size": "5000",
+                "transaction.retries": "20", "transaction.retry.timeout": "100"}
         t = time.perf_counter()
         for label, cols in list(NODES.items()) + [("Patient", [("id", "")])]:
             path = tmp / "csv" / f"{label}.csv"
@@ -88,7 +89,10 @@ def main() -> None:
             if not path.exists():
                 continue
             df = spark.read.option("header", True).option("multiLine", True).option("escape", '"').csv(str(path))
-            df = df.toDF(*(["src", "dst"] + [c.split(":")[0] for c in df.columns[2:]])).repartition(2)
+            # sorted by end node within each partition: shared (Concept) nodes locked in one order, as
+            # graphkit's writer does; without it the two partitions deadlock on dense concept nodes
+            df = df.toDF(*(["src", "dst"] + [c.split(":")[0] for c in df.columns[2:]])).repartition(2) \
+                .sortWithinPartitions("dst")
             akey, bkey = ("key" if a == "Concept" else "id"), ("key" if b == "Concept" else "id")
             (df.write.format("org.neo4j.spark.DataSource").mode("Overwrite").options(**opts)
              .option("relationship", rel_type).option("relationship.save.strategy", "keys")

@@ -97,6 +97,7 @@ class CsvSet:
 
     def __init__(self, folder: Path):
         self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
         self.files, self.writers = {}, {}
         self.counts: dict[str, int] = {}
         self.seen_concepts: set[str] = set()
