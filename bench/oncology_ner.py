@@ -94,9 +94,8 @@ def main() -> None:
             if g.assertion in ("family", "negated") and p.assertion in HAPPENED:
                 fam_neg_present += 1
         if args.show == n.id:
-            print(n.text, file=sys.stderr)
-            for p in sorted(ps, key=lambda p: p.start):
-                print(f"  {p.kind:10s} {p.text!r:45} {p.assertion:10s} {p.value or ''} {list(p.codes)[:3]} "
+            for p in sorted(ps, key=lambda p: p.start):  # offsets, never the text (house rule: no note text in logs)
+                print(f"  {p.kind:10s} [{p.start}:{p.end}] {p.assertion:10s} {p.value or ''} {list(p.codes)[:3]} "
                       f"{p.detail or ''} {p.flags or ''}", file=sys.stderr)
     overlap = per_kind(results, KINDS)
     exact = per_kind(results, KINDS, exact=True)

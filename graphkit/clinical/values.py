@@ -179,6 +179,28 @@ def group_from_tnm(site: str | None, tnm: Tnm) -> str | None:
 
 
 # -- performance status -----------------------------------------------------------------------------------------
+# Cheap gates: the costlier finders run only on text that could hold what they look for.
+_MAY_BIOMARKER = re.compile(r"(?-i:ER|PR|HR|HER|EGFR|[KN]-?RAS|RAS|BRAF|MET|ALK|ROS|RET|NTRK|PD|MSI|MSS|MMR|MLH|PMS|MSH|"
+                            r"BRCA|TNBC|ERBB)|receptor|triple|microsatellite|mismatch|programmed|deficient|proficient", re.I)
+_MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyura]{0,2})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
+_STAGE_IS = re.compile(r"\bstage\s+(?:is|was|of)\s+((?:0|IV|III|II|I)[ABC]?\d?)\b")
+
+
+def may_hold_biomarker(text: str) -> bool:
+    """False only when ``text`` cannot hold a biomarker statement (a gate before :func:`find_biomarkers`)."""
+    return _MAY_BIOMARKER.search(text) is not None
+
+
+def may_hold_stage(text: str) -> bool:
+    """False only when ``text`` cannot hold a stage statement (a gate before :func:`find_stages`)."""
+    return _MAY_STAGE.search(text) is not None
+
+
+def stated_stage_groups(text: str) -> list[str]:
+    """Stage groups written as "stage is/was/of IIA" (generated summaries), beside :func:`find_stages`."""
+    return _STAGE_IS.findall(text)
+
+
 _PERFORMANCE = re.compile(r"(?<![A-Za-z])(?P<scale>ECOG|Zubrod|WHO)(?:\s+(?:PS|performance\s+status))?\s*(?:of|:|=|is)?\s*"
                           r"(?P<ecog>[0-5])(?:\s*-\s*(?P<ecog2>[0-5]))?(?![0-9])|(?<![A-Za-z])(?P<kps>KPS|Karnofsky)"
                           r"(?:\s+(?:PS|performance\s+status|score))?\s*(?:of|:|=|is)?\s*(?P<kpsv>\d{2,3})\s*%?")

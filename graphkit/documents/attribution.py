@@ -17,13 +17,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from graphkit.clinical.values import find_biomarkers, find_stages
+from graphkit.clinical.values import find_biomarkers, find_stages, stated_stage_groups
 
 DEFAULT_THRESHOLD = 0.15  # chosen on the labelled claims' dev half (bench/documents_eval.py)
 DEFAULT_STRONG = 0.75
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(mg|mcg|g|ml|mmhg|%|gy|cm|mm|kg|lb|lbs|cycles?|fx|"
                      r"fractions?|weeks?|wks?|months?|mos?|years?|yrs?|days?)?(?![A-Za-z0-9])", re.I)
-_STAGE_IS = re.compile(r"\bstage\s+(?:is|was|of)\s+((?:0|IV|III|II|I)[ABC]?\d?)\b")
 _DATE = re.compile(r"\b(?:\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{4})\b")
 
 
@@ -66,7 +65,7 @@ def facts_of(text: str) -> frozenset[str]:
             out.update(_roll_up(c.system, c.code, ancestors))
     out.update(v for b in find_biomarkers(text) for v in b.values)
     out.update(f"stage|{s.value}" for s in find_stages(text) if s.value != "invalid")
-    out.update(f"stage|{g}" for g in _STAGE_IS.findall(text))
+    out.update(f"stage|{g}" for g in stated_stage_groups(text))
     out.update(f"n|{float(n):g}{(u or '').lower().rstrip('s')}" for n, u in _NUMBER.findall(text) if u)
     out.update(f"d|{d}" for d in _DATE.findall(text))
     return frozenset(out)

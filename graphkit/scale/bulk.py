@@ -129,6 +129,21 @@ class CsvSet:
             self.seen_concepts.add(key)
             self.node("Concept", {**row, "key": key})
 
+    def concepts_with_ancestors(self, rows: list[dict]) -> None:
+        """The concepts, their is-a ancestors and IS_A edges, each written once per import."""
+        from ingest.link.hierarchy import is_a_rows
+
+        for c in rows:
+            self.concept(c)
+        ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in rows)
+        for c in ancestors:
+            self.concept(c)
+        for r in is_a:
+            key = (f"{r['system']}|{r['code']}", f"{r['parent_system']}|{r['parent_code']}")
+            if key not in self.seen_is_a:
+                self.seen_is_a.add(key)
+                self.rel("IS_A", *key)
+
     def rel(self, name: str, start: str, end: str, props: dict | None = None) -> None:
         _, a, b, cols = RELS[name]
         w = self._writer(name, [f":START_ID({a})", f":END_ID({b})"] + [f"{c}:{t}" for c, t in cols])
@@ -156,7 +171,6 @@ class BulkReport:
 def write_csvs(paths: list[Path], folder: Path, quarantine_path: Path, nlp=None, batch: int = 64) -> tuple[CsvSet, dict, int, int]:
     """Run the pipeline over ``paths`` into CSV files. Returns (files, patients, notes, quarantined)."""
     from ingest.job import absorb_context, process_notes
-    from ingest.link.hierarchy import is_a_rows
     from ingest.model import BadRecord, Note
     from ingest.nlp import build_pipeline
     from ingest.nlp.pipeline import pipeline_fingerprint
@@ -190,16 +204,7 @@ def write_csvs(paths: list[Path], folder: Path, quarantine_path: Path, nlp=None,
                 out.rel("HAS_EVENT", e["encounter"], e["id"])
             for x in g.evidence:
                 out.rel("EVIDENCED_BY", x["event"], x["sentence"], x)
-            for c in g.concepts:
-                out.concept(c)
-            ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in g.concepts)
-            for c in ancestors:
-                out.concept(c)
-            for r in is_a:
-                key = (f"{r['system']}|{r['code']}", f"{r['parent_system']}|{r['parent_code']}")
-                if key not in out.seen_is_a:
-                    out.seen_is_a.add(key)
-                    out.rel("IS_A", *key)
+            out.concepts_with_ancestors(g.concepts)
             for r in g.instance_of:
                 out.rel("INSTANCE_OF", r["event"], f"{r['system']}|{r['code']}")
             for c in g.chunks:
@@ -232,16 +237,7 @@ def write_csvs(paths: list[Path], folder: Path, quarantine_path: Path, nlp=None,
                 out.rel("HAS_EVENT", e["encounter"], e["id"])
             else:
                 out.rel("PATIENT_HAS_EVENT", e["patient"], e["id"])
-        for c in concepts:
-            out.concept(c)
-        ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in concepts)
-        for c in ancestors:
-            out.concept(c)
-        for r in is_a:
-            key = (f"{r['system']}|{r['code']}", f"{r['parent_system']}|{r['parent_code']}")
-            if key not in out.seen_is_a:
-                out.seen_is_a.add(key)
-                out.rel("IS_A", *key)
+        out.concepts_with_ancestors(concepts)
         for r in links:
             out.rel("INSTANCE_OF", r["event"], f"{r['system']}|{r['code']}")
     all_patients = dict(patients)

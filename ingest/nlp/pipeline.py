@@ -28,7 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from graphkit.clinical.values import (
-    STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm)
+    STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
+    may_hold_biomarker, may_hold_stage)
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology
 from ingest.nlp.assertion import PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
@@ -163,9 +164,6 @@ class Found:
 
 
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
-_MAY_BIOMARK = re.compile(r"(?-i:ER|PR|HR|HER|EGFR|[KN]-?RAS|RAS|BRAF|MET|ALK|ROS|RET|NTRK|PD|MSI|MSS|MMR|MLH|PMS|MSH|BRCA|TNBC|"
-                          r"ERBB)|receptor|triple|microsatellite|mismatch|programmed|deficient|proficient", re.I)
-_MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyura]{0,2})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
 _MAY_METASTASIS = re.compile(r"metasta|mets\b|carcinomatosis", re.I)
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
@@ -179,12 +177,12 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     longest span. O(len(text))."""
     found: list[Found] = []
     also: list[Found] = []  # same span, another kind: "TNBC" is a cancer and a biomarker statement
-    for b in (find_biomarkers(text) if _MAY_BIOMARK.search(text) else ()):
+    for b in (find_biomarkers(text) if may_hold_biomarker(text) else ()):
         found.append(Found(b.start, b.end, "Biomarker", (), b.values, dict(b.detail), b.flags, 0))
         if text[b.start:b.end].strip().upper() == "TNBC":
             also.append(Found(b.start, b.end, "Cancer", tuple(lexicon.lookup("triple-negative breast cancer")),
                               (), {"histology": "carcinoma", "site": "breast"}, (), 0))
-    for s in (find_stages(text) if _MAY_STAGE.search(text) else ()):
+    for s in (find_stages(text) if may_hold_stage(text) else ()):
         detail = {"basis": s.basis} if s.basis else {}
         if s.tnm:
             detail.update({k: v for k, v in (("t", s.tnm.t), ("n", s.tnm.n), ("m", s.tnm.m)) if v})
