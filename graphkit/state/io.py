@@ -5,20 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+from graphkit.align.trajectory import parse_date
 from graphkit.state.build import build_state
 from graphkit.state.model import Fact, PatientState
 from graphkit.store import GraphStore
-
-
-def parse_date(value) -> dt.date | None:
-    if value in (None, ""):
-        return None
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
 
 
 def fact_of(row: dict) -> Fact:
