@@ -109,3 +109,45 @@ WITH c, r
 UNWIND r.sentences AS sid
 MATCH (t:Sentence {id: sid})
 MERGE (c)-[:HAS_SENTENCE]->(t)
+
+// The content of a note claimed by ingest.claim_notes whose old content (if any) was deleted in the
+// same transaction: nothing of it exists, so CREATE (no lookup, no merge lock) instead of MERGE.
+// The unique constraints still reject a duplicate id.
+
+// name: create_sections
+UNWIND $rows AS r
+MATCH (n:Note {id: r.note})
+CREATE (n)-[:HAS_SECTION]->(:Section {id: r.id, name: r.name, idx: r.idx})
+
+// name: create_sentences
+UNWIND $rows AS r
+MATCH (s:Section {id: r.section})
+CREATE (s)-[:HAS_SENTENCE]->(:Sentence {id: r.id, idx: r.idx, text: r.text, start: r.start, end: r.end})
+
+// name: create_events
+// With their EVIDENCED_BY links (r.evidence: sentence, start, end), the events being at hand.
+UNWIND $rows AS r
+MATCH (enc:Encounter {id: r.encounter})
+CREATE (enc)-[:HAS_EVENT]->(ev:Event {id: r.id, kind: r.kind, text: r.text, assertion: r.assertion,
+    valid_time: r.valid_time, recorded_time: r.recorded_time, order: r.order, patient: r.patient, value: r.value,
+    values: r.values, detail: r.detail, flags: r.flags, source: r.source, note: r.note, cue: r.cue,
+    context: r.context})
+WITH ev, r
+UNWIND r.evidence AS x
+MATCH (s:Sentence {id: x.sentence})
+CREATE (ev)-[:EVIDENCED_BY {start: x.start, end: x.end}]->(s)
+
+// name: create_instance_of
+UNWIND $rows AS r
+MATCH (ev:Event {id: r.event}), (c:Concept {system: r.system, code: r.code})
+CREATE (ev)-[:INSTANCE_OF]->(c)
+
+// name: create_chunks
+UNWIND $rows AS r
+MATCH (n:Note {id: r.note})
+CREATE (n)-[:HAS_CHUNK]->(c:Chunk {id: r.id, patient: r.patient, encounter: r.encounter, note: r.note,
+    note_type: r.note_type, section: r.section, order: r.order, time: r.time, text: r.text})
+WITH c, r
+UNWIND r.sentences AS sid
+MATCH (t:Sentence {id: sid})
+CREATE (c)-[:HAS_SENTENCE]->(t)

@@ -159,11 +159,11 @@ class Lexicon:
         longest term)."""
         toks = [t for t in tokens(text) if t[2] not in _IGNORED]
         keys = [norm_token(t[2]) for t in toks]
+        passes = ((self.exact, self.max_len_exact, [t[2] for t in toks]), (self.terms, self.max_len, keys))
         found: list[Match] = []
         n = len(toks)
         for i in range(n):
-            for table, limits, seq in ((self.exact, self.max_len_exact, [t[2] for t in toks]),
-                                       (self.terms, self.max_len, keys)):
+            for table, limits, seq in passes:
                 longest = limits.get(seq[i], 0)
                 for length in range(min(longest, n - i), 0, -1):
                     bucket = table.get(tuple(seq[i:i + length]))

@@ -42,11 +42,47 @@ def default_context_rules(context):
     from medspacy.context import ConTextRule
 
     rules = [r for r in ConTextRule.from_json(context.DEFAULT_RULES_FILEPATH) if r.literal not in (": no", ": none")]
+    rules = [x for r in rules for x in as_phrases(r, context.nlp)]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=5) for c in (": no", ": none")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=10)
               for c in ("no family history of", "no family hx of", "no fhx of", "no family history",
                         "denies family history of", "negative family history of")]
     return rules
+
+
+def as_phrases(rule, nlp, limit: int = 512) -> list:
+    """A token-pattern rule whose tokens are only ``LOWER`` words or word sets (``IN``), some optional
+    (``OP: "?"``), as the equivalent list of literal rules — the phrases it can match. spaCy's token
+    Matcher evaluates every pattern's predicates at every token (a third of the NLP time on long
+    notes); literal rules go to the hash-based PhraseMatcher and match the same spans. Alternatives
+    holding a space ("risks of" as ONE token) can never match a token and are dropped, as the Matcher
+    drops them; a rule of another shape, or whose phrases the tokenizer would split differently, is
+    returned unchanged. O(number of phrases)."""
+    from itertools import product
+
+    from medspacy.context import ConTextRule
+
+    if not isinstance(rule.pattern, list):
+        return [rule]
+    slots = []
+    for tok in rule.pattern:
+        if set(tok) - {"LOWER", "OP"} or tok.get("OP", "?") != "?" or "LOWER" not in tok:
+            return [rule]
+        value = tok["LOWER"]
+        words = [value] if isinstance(value, str) else value.get("IN") if set(value) == {"IN"} else None
+        if not words or not all(isinstance(w, str) for w in words):
+            return [rule]
+        words = [w for w in dict.fromkeys(words) if w and " " not in w]
+        slots.append(words + ([None] if "OP" in tok else []))
+    phrases = [[w for w in combo if w is not None] for combo in product(*slots)]
+    phrases = [p for p in dict.fromkeys(tuple(p) for p in phrases) if p]
+    if not phrases or len(phrases) > limit or any([t.lower_ for t in nlp.make_doc(" ".join(p))] != list(p)
+                                                  for p in phrases):
+        return [rule]
+    return [ConTextRule(" ".join(p), rule.category, direction=rule.direction, on_match=rule.on_match,
+                        on_modifies=rule.on_modifies, allowed_types=rule.allowed_types,
+                        excluded_types=rule.excluded_types, max_scope=rule.max_scope, max_targets=rule.max_targets,
+                        terminated_by=rule.terminated_by, metadata=rule.metadata) for p in phrases]
 
 
 def context_rules():
@@ -63,13 +99,15 @@ def context_rules():
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
               for c in ("after", "following", "post", "since completing")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
-              for c in ("negative", "negative for", "declines", "refuses", "not a candidate for",
-                        "not a surgical candidate for", "no indication for", "never had", "never received",
+              for c in ("negative", "refuses", "not a candidate for",
+                        "not a surgical candidate for", "no indication for", "never received",
                         "opted against", "did not receive", "has not received", "has not started", "not started",
                         "defer", "defers", "deferring", "hold off on", "holding off on", "forgo", "forgoing",
                         "has not taken", "have not taken", "never took", "did not take", "not taking",
                         "is not taking", "never filled", "never started", "never initiated",
-                        "avoid", "to avoid", "prefers to avoid", "without")]
+                        "avoid", "to avoid", "prefers to avoid")]
+    # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
+    # systems list is longer than any fixed scope) stay; a graphkit rule for the same phrase replaces it
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6) for c in ("never",)]
     # counselling about side effects names diseases and drugs the patient does not have or take
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)

@@ -59,8 +59,12 @@ _HIST_IN_DO = {"cancer": ("cancer", "carcinoma"), "non-small cell carcinoma": ("
                "small cell carcinoma": ("small cell carcinoma",)}
 
 
-def _alt(pattern: str) -> str:
-    return rf"(?<![A-Za-z0-9])(?:{pattern})(?![A-Za-z0-9])"
+def _union(prefix: str, patterns: list[str]) -> re.Pattern:
+    """One regex naming each alternative ``<prefix><i>``, matched as whole words. The word-boundary
+    checks sit outside the alternation (a failed lookahead backtracks into the next alternative, as
+    if each had its own), so a position inside a word is rejected once, not once per alternative."""
+    union = "|".join(f"(?P<{prefix}{i}>{p})" for i, p in enumerate(patterns))
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{union})(?![A-Za-z0-9])", re.I)
 
 
 _ORGAN_BEFORE = re.compile(r"(?<![A-Za-z])([A-Za-z]{4,})\s+$")
@@ -76,8 +80,8 @@ def _depth(hist: str) -> int:
 
 # the most specific histology first: "ductal carcinoma in situ" before "ductal carcinoma"
 _HIST_NAMES = sorted(HISTOLOGY, key=lambda h: -_depth(h))
-_HIST_RX = re.compile("|".join(f"(?P<h{i}>{_alt(HISTOLOGY[h][0])})" for i, h in enumerate(_HIST_NAMES)), re.I)
-_SITE_RX = re.compile("|".join(f"(?P<s{i}>{_alt(p)})" for i, (p, _) in enumerate(SITES.values())), re.I)
+_HIST_RX = _union("h", [HISTOLOGY[h][0] for h in _HIST_NAMES])
+_SITE_RX = _union("s", [p for p, _ in SITES.values()])
 _SITE_NAMES_LIST = list(SITES)
 _LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|at|within)\s+)?(?:the\s+)?$", re.I)
 _GRADE = re.compile(r"(?:(?:well|moderately|poorly)[- ]differentiated|(?:high|low|intermediate)[- ]grade|invasive|"
@@ -115,7 +119,7 @@ class CancerFinding:
 def find_cancers(text: str) -> list[CancerFinding]:
     """Histology (with site when written next to it) in a sentence. O(len(text))."""
     hists = _hits(_HIST_RX, _HIST_NAMES, "h", text)
-    sites = _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)
+    sites = _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text) if hists else []
     out: list[CancerFinding] = []
     used_sites: set[int] = set()
     for i, h in enumerate(hists):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,10 @@ from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_lo
 from ingest.nlp import oncology
 from ingest.nlp.assertion import PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
 from ingest.nlp.findings import find_described_problems
+
+# Every stock ConText rule is a phrase now (assertion.as_phrases): medspaCy still calls its empty token
+# Matcher, and spaCy warns about that on each call.
+warnings.filterwarnings("ignore", message=r"\[W036\]")
 
 # PyRuSH/medspaCy log tokens at DEBUG through loguru: note text must never reach a log.
 try:
@@ -131,7 +136,11 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
     context.prune_on_target_overlap = True
     # keep "No" (forward) beside ": no" (backward) in "SKIN: No jaundice" instead of the longer one only
     context.prune_on_modifier_overlap = False
-    context.add(default_context_rules(context) + context_rules())
+    # graphkit's cue for a phrase replaces medspaCy's for the same phrase: with both, the matcher kept
+    # one of the two by rule-id order, which any added rule could change
+    own = context_rules()
+    phrases = {r.literal.lower() for r in own}
+    context.add([r for r in default_context_rules(context) if r.literal.lower() not in phrases] + own)
     nlp._graphkit_config = config
     nlp._graphkit_fingerprint = pipeline_fingerprint(config)
     nlp._graphkit_lexicon = lexicon or load_lexicon()

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 # De-identification placeholders: MIMIC-III "[**Name**]", MIMIC-IV "___", runs of X's.
 _DEID = re.compile(r"\[\*\*[^\]]{0,80}\*\*\]|_{3,}")
 _BULLET = re.compile(r"^[ \t]*(?:[•·▪◦*]|-(?=\s)|\d{1,2}[.)](?=\s))[ \t]*", re.M)
-_HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b]+")
+# runs that change: two or more blanks, or any blank other than a plain space (a lone space is kept as is)
+_HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b]{2,}|[\t\u00a0\u2000-\u200b]")
 _MANY_NL = re.compile(r"\n{3,}")
 _CAPS_HEADER = re.compile(r"^([A-Z][A-Z /&()\-]{2,60})(:)", re.M)
 DEID_TOKEN = "[DEID]"
@@ -50,11 +51,8 @@ def normalize(text: str) -> NormalizedText:
     one blank line; ALL-CAPS headers → Title Case. O(len(text))."""
     t = text.replace("\r\n", "\n").replace("\r", "\n")
     # \r\n → \n shifts offsets: rebuild the map for that step explicitly
-    offsets = []
-    for i, ch in enumerate(text):
-        if ch == "\r" and i + 1 < len(text) and text[i + 1] == "\n":
-            continue
-        offsets.append(i)
+    offsets = [i for i, ch in enumerate(text) if not (ch == "\r" and text[i + 1:i + 2] == "\n")] \
+        if "\r" in text else list(range(len(text)))
     offsets.append(len(text))
     for pattern, repl in ((_DEID, DEID_TOKEN), (_BULLET, "- "), (_HSPACE, " "), (_MANY_NL, "\n\n"),
                           (_CAPS_HEADER, lambda m: m.group(1).title() + m.group(2))):
