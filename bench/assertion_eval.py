@@ -16,9 +16,10 @@ or MTS-Dialog note, one annotated mention span, its kind and its assertion; see
    widened to the enclosing tokens (counted as ``misaligned``);
 3. every pipeline component except the target matcher runs, in ``nlp.pipe_names`` order — the
    one-sentence marker ``graphkit_one_sentence`` and ConText ``medspacy_context``;
-4. the entity's ConText attributes become a class through ``ingest.nlp.pipeline._assertion(ent,
-   section=None)``, exactly the mapping ``extract_mentions`` uses (no section context is given,
-   because the gold sentences come without graphkit section names).
+4. the entity's ConText attributes become a class through ``ingest.nlp.assertion.assertion_of(ent,
+   kind, (), section=None)``, exactly the mapping ``extract_mentions`` uses (no section context and no
+   codes are given: the gold sentences come without graphkit section names). graphkit's ``planned``
+   counts as ``present``, as this guideline labels ordered and planned care (R9).
 
 The baseline, scored in the same run on the same items, is a naive cue rule (whole words,
 case-insensitive): ``negated`` if no / denies / without / negative / not occurs in the sentence BEFORE
@@ -48,7 +49,7 @@ from pathlib import Path
 from _common import clip, emit, log, ratio
 
 from ingest.nlp import build_pipeline
-from ingest.nlp.pipeline import _assertion
+from ingest.nlp.assertion import assertion_of
 
 REPO = Path(__file__).resolve().parents[1]
 CLASSES = ("present", "negated", "possible", "historical", "family")
@@ -92,7 +93,8 @@ def graphkit_assertions(nlp, items: list[dict]) -> tuple[list[tuple[str, str | N
         doc.ents = [span]
         for _, proc in components:
             doc = proc(doc)
-        out.append(_assertion(doc.ents[0], None))
+        got, cue = assertion_of(doc.ents[0], label, (), None)
+        out.append(("present" if got == "planned" else got, cue))
     return out, misaligned
 
 

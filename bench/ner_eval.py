@@ -32,8 +32,11 @@ class Pred:
 
 def predict(nlp, notes: list) -> dict[str, list[Pred]]:
     """Mentions graphkit extracts from each gold note's text, in original-text offsets."""
+    # the note's own date where the gold gives one (oncology notes): dated tests and treatments are read
+    # against it; else a fixed day
     recs = [Note(patient="gold", encounter=f"e-{n.id}", id=n.id, type=n.meta.get("note_type") or "Note",
-                 authored_at=datetime(2024, 1, 1), text=n.text) for n in notes]
+                 authored_at=datetime.fromisoformat(n.meta["date"]) if n.meta.get("date") else datetime(2024, 1, 1),
+                 text=n.text) for n in notes]
     out: dict[str, list[Pred]] = {}
     batch = 16
     for i in range(0, len(recs), batch):

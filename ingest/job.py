@@ -119,7 +119,7 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     for n, norm, secs in prepared:
         count = sum(len(s) for _, s in secs)
         texts = [norm.text[t.start:t.end] for _, sents in secs for t in sents]
-        resolved = resolve_note(texts, mentions[k:k + count])  # note-level: site, derived stage, conflicts
+        resolved = resolve_note(texts, mentions[k:k + count], lexicon, n.authored_at)  # note-level: site, derived stage, conflicts
         unknown = dict.fromkeys(a for t, ms in zip(texts, resolved)
                                 for a in unknown_abbreviations(t, [(m.start, m.end) for m in ms], lexicon))
         graphs.append(note_graph(n, norm, secs, resolved, encounter_start[n.encounter],

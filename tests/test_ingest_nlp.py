@@ -145,3 +145,17 @@ def test_named_regimens_are_coded_as_regimens_with_their_components(nlp):
     from ingest.link.hierarchy import ancestors
 
     assert {"L01XA03", "L01BC02"} <= {c.code for c in ancestors("regimen", "FOLFOX")}  # oxaliplatin, 5-FU
+
+
+def test_a_treatment_that_ended_before_the_note_is_history_a_started_one_goes_on(nlp):
+    from datetime import date
+
+    sents = ["FOLFOX x 12 cycles 11/2023-5/2024 with PR, then capecitabine 1000 mg bid since 6/2024.",
+             "Left VATS LUL lobectomy 4/2022: ypT1N0.", "Pembrolizumab until 6/2023.", "CT chest 5/2/2024: stable."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None] * 4), note_day=date(2025, 1, 10))
+    got = {m.text.split()[0].lower(): m.assertion for row in ms for m in row}
+    assert got["folfox"] == "historical" and got["capecitabine"] == "present"
+    assert got["left"] == "historical" and got["pembrolizumab"] == "historical"
+    assert got["ct"] == "present"  # a dated scan may belong to the current episode of care (R9)
+    same_day = resolve_note(sents[2:3], extract_mentions(nlp, sents[2:3], [None]), note_day=date(2023, 6, 1))
+    assert same_day[0][0].assertion == "present"  # the period ends after the note: still on it

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from importlib import metadata
+from pathlib import Path
 
 from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry, hierarchy, icd_concept
 
@@ -248,8 +249,12 @@ def _single_word_ok(word: str, priority: int) -> bool:
 
 
 def fingerprint() -> str:
-    """Identifies the lexicon: code version, data files, vocabulary package versions."""
+    """Identifies the lexicon: the code that builds it, data files, vocabulary package versions. The
+    code is hashed, not only ``LEXICON_VERSION``: a cached lexicon built by older code was once read
+    back after a change to how surfaces keep their kind, and nobody had bumped the version."""
     h = hashlib.sha256(LEXICON_VERSION.encode())
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.read_bytes())
     for f in sorted(DATA.iterdir()):
         if f.is_file():
             h.update(f.name.encode())

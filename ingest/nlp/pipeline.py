@@ -32,7 +32,7 @@ from graphkit.clinical.values import (
     STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
     may_hold_biomarker, may_hold_stage)
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
-from ingest.nlp import oncology
+from ingest.nlp import oncology, when
 from ingest.nlp.assertion import PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
 from ingest.nlp.findings import find_described_problems
 
@@ -412,11 +412,13 @@ def _plan_chains(text: str, mentions: list[Mention]) -> list[Mention]:
     return out
 
 
-def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexicon | None = None) -> list[list[Mention]]:
+def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexicon | None = None,
+                 note_day=None) -> list[list[Mention]]:
     """Note-level facts: histology-only cancers take the note's site (and code); TNM classifications get
     their AJCC 8 group when the note's cancer makes it unambiguous (``detail.derived_group``, flagged
     ``derived-group``); a biomarker stated with contradictory statuses in the note is flagged ``conflict``
-    on each statement. Pure. O(mentions)."""
+    on each statement; a treatment that ended before ``note_day`` (the note's date) is historical
+    (:mod:`ingest.nlp.when`). Pure. O(mentions)."""
     lexicon = lexicon or load_lexicon()
     own = [m for ms in mentions for m in ms if m.assertion in ("present", "historical")]
     cancer_sites = [m.detail.get("site") for m in own if m.kind == "Cancer" and m.detail.get("site")]
@@ -441,7 +443,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
              if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
              for c in m.concepts[:1]}
     out = []
-    for ms in mentions:
+    for text, ms in zip(texts, mentions):
         row = []
         for m in ms:
             if m.kind == "Cancer" and not m.concepts and m.detail.get("histology") and m.assertion != "family":
@@ -467,6 +469,10 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
                     m.concepts and m.concepts[0].code in never:
                 m = replace(m, assertion="negated", cue="never taken (same note)")
+            if m.kind in when.KINDS and m.assertion == "present":
+                over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure")
+                if over:
+                    m = replace(m, assertion="historical", cue=f"dated {over.isoformat()}")
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)

@@ -1,0 +1,77 @@
+"""When a treatment ended, from a date written with it.
+
+A clinician dates what is over: "FOLFOX x 12 cycles 11/2023-5/2024", "maintenance pembrolizumab until
+6/2023", "AC x4 (completed 5/2024)", "VATS LUL lobectomy 4/2022". A drug whose period ended, or an
+operation or radiotherapy course done, before the day the note was written is history (assertion
+guideline R9/R10: completed, finished, stopped), whatever cue words surround it. A start date ("since
+3/2023", "started 1/2024") says it goes on; a date on or after the note's day is today's or a plan.
+A drug with a single date is not judged (a start? a dose given?), nor is a dated test: a staging scan
+of the current episode of care is present, an older one historical, and the date alone cannot tell
+the two apart (R9). Only a date in the mention's own clause counts.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_D = (r"(?:\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|\d{1,2}/\d{4}(?![\d/])|\d{4}-\d{2}(?:-\d{2})?(?![\d-])|"
+      r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{4}|(?<![\d/.-])(?:19|20)\d{2}(?![\d/.%-])(?!\s*(?:mg|mcg|g|ml|units?|c?Gy|mm|cm|x)\b))")
+# the first date of the clause after the mention, with what stands right before it, and a period's end
+_DATED = re.compile(rf"(?P<lead>\b(?:since|from|started|starting|start|began|begun|initiated|due|next|scheduled|"
+                    rf"planned|c1d1|c1|cycle\s*1|on\s+hold\s+since)\s+(?:on\s+|in\s+)?)?(?P<a>{_D})"
+                    rf"(?:\s*(?:-|–|to|through|thru)\s*(?P<b>{_D}))?", re.I)
+_UNTIL = re.compile(rf"\b(?:until|till|through|completed|finished|ended|stopped)\s+(?:on\s+|in\s+)?(?P<b>{_D})", re.I)
+_CLAUSE_END = re.compile(r"[;\n]|\.\s|,\s*(?:then|and|but)\b|\bthen\b")
+WINDOW = 70  # characters after the mention: past its dose, cycles and a parenthesis, not into the next fact
+
+KINDS = ("Procedure", "Medication")
+
+
+def period_end(text: str) -> date | None:
+    """The last day a written date can mean: 5/2024 → 2024-05-31, 2023 → 2023-12-31, 12/05/23 → that day."""
+    t = text.strip().lower().rstrip(".")
+    try:
+        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", t):
+            mo, da, yr = (int(x) for x in t.split("/"))
+            return date(yr + 2000 if yr < 100 else yr, mo, da)
+        if re.fullmatch(r"\d{1,2}/\d{4}", t):
+            mo, yr = (int(x) for x in t.split("/"))
+            return date(yr, mo, calendar.monthrange(yr, mo)[1])
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+            return date.fromisoformat(t)
+        if re.fullmatch(r"\d{4}-\d{2}", t):
+            yr, mo = (int(x) for x in t.split("-"))
+            return date(yr, mo, calendar.monthrange(yr, mo)[1])
+        if re.fullmatch(r"\d{4}", t):
+            return date(int(t), 12, 31)
+        word, yr = t.replace(".", "").split()
+        mo = _MONTH_NAMES.index(word[:3]) + 1
+        return date(int(yr), mo, calendar.monthrange(int(yr), mo)[1])
+    except (ValueError, IndexError):
+        return None  # 2/30/2024, month 13: not a date
+
+
+def over_before(text: str, end: int, note_day: date | datetime | None, single_date: bool = True) -> date | None:
+    """The date, written in the clause right after a mention ending at ``end``, on which it was over, when
+    that is before ``note_day``; else None. A single date (not a period's end, not "until" / "completed"
+    X) counts only with ``single_date``. O(WINDOW)."""
+    if note_day is None:
+        return None
+    day = note_day.date() if isinstance(note_day, datetime) else note_day
+    after = text[end:end + WINDOW]
+    stop = _CLAUSE_END.search(after)
+    after = after[:stop.start()] if stop else after
+    until = _UNTIL.search(after)
+    m = _DATED.search(after)
+    if until and (m is None or until.start() <= m.start() + len(m.group("lead") or "")):
+        over = period_end(until.group("b"))
+    elif m is None or m.group("lead"):
+        return None  # no date, or a start, due or planned date
+    elif m.group("b") or single_date:
+        over = period_end(m.group("b") or m.group("a"))
+    else:
+        return None
+    return over if over is not None and over < day else None
