@@ -183,6 +183,20 @@ def context_rules():
               for c in ("is recommended", "was recommended", "are recommended",
                         "to follow", "is pending", "pending", "to be arranged")]
     rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6) for c in ("planned", "scheduled", "ordered")]
+    # hedged and contingent care: an option kept for later, one that may be considered, a decision not
+    # made yet; counselling about risks names what the patient does not have
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
+              for c in ("suspected", "suspect", "presumed", "probable")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
+              for c in ("reserved for", "kept in reserve", "held in reserve")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=5)
+              for c in ("may be considered", "can be considered", "could be considered", "to be considered",
+                        "to be decided", "to be determined", "may be an option", "remains an option")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
+              for c in ("may use", "could use", "will discuss", "to discuss", "hold for", "hold if")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
+              for c in ("counseled re", "counselled re", "risks reviewed", "reviewed risks", "risks including",
+                        "side effects reviewed", "toxicities reviewed", "toxicities include")]
     return rules
 
 
