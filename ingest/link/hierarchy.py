@@ -28,7 +28,9 @@ def parent_index() -> dict[Key, tuple[Concept, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
+@cache
 def parents(system: str, code: str) -> tuple[Concept, ...]:
+    """Direct parents of a concept (cached: every write batch walks its concepts' ancestors)."""
     if system == "ICD-10-CM":
         p = icd_parent(code)
         if p is None:

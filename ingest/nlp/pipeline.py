@@ -27,6 +27,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from graphkit.clinical.values import (
     STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
@@ -278,7 +279,7 @@ def _spelling_repairs(text: str, lexicon: Lexicon, taken: list[tuple[int, int]])
     for m in _WORD.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
-        hit = lexicon.misspelled_drug(m.group())
+        hit = _misspelled_drug(lexicon, m.group())
         if hit:
             out.append(Found(m.start(), m.end(), "Medication", hit[1], flags=(f"spelling:{m.group()}~{hit[0]}",),
                              priority=9))
@@ -286,6 +287,13 @@ def _spelling_repairs(text: str, lexicon: Lexicon, taken: list[tuple[int, int]])
 
 
 _WORD = re.compile(r"[A-Za-z]{7,}")
+
+
+@lru_cache(maxsize=200_000)
+def _misspelled_drug(lexicon: Lexicon, word: str):
+    """:meth:`Lexicon.misspelled_drug`, remembered: the same long words recur in every note and each
+    costs a word-frequency lookup and edit distances."""
+    return lexicon.misspelled_drug(word)
 _FINDING_CODES = {"R22.9", "R91.1", "lesion", "R59.9", "K63.5", "J90", "ulcer"}
 
 
