@@ -161,3 +161,15 @@ def test_recommendation_comes_from_the_normative_result_and_every_sentence_cites
     snap = save_snapshot(store, rec.reasoning.state)
     stored = json.loads(store.read("testing.patient_state", id=snap)[0]["json"])
     assert stored["markers"]["HER2"]["status"] == "positive" and stored["stage"]["group"] == "IIA"
+
+
+def test_a_deviating_drug_is_evidence_for_the_step_that_names_it_before_one_that_names_its_class():
+    from graphkit.guidelines.spec import Code, Step
+    from graphkit.reason.normative import specificity
+
+    tras = fact(40, "Medication", "trastuzumab", "2024-03-15", codes=("RxNorm|224905",),
+                ancestors=("ATC|L01FD01", "ATC|L01FD", "ATC|L01F", "ATC|L01"))
+    named = Step("anti-her2", "Treatment", "Trastuzumab", "", codes=(Code("RxNorm", "224905", "trastuzumab"),))
+    by_class = Step("chemo", "Treatment", "Antineoplastics", "", codes=(Code("ATC", "L01", "antineoplastic agents"),))
+    other = Step("rt", "Treatment", "Radiotherapy", "", codes=(Code("SNOMED-CT", "33195004", "RT"),))
+    assert [specificity(tras, s) for s in (named, by_class, other)] == [2, 1, 0]

@@ -70,6 +70,16 @@ def _fact_matches(f: Fact, codes: set[str], cats: set[str]) -> bool:
         k.startswith("ICD-10-CM|") and k.split("|", 1)[1][:3] in cats for k in keys))
 
 
+def specificity(f: Fact, step: Step) -> int:
+    """2 when the fact carries one of the step's own codes (the drug itself), 1 when it reaches them
+    only through an ancestor (its class), 0 otherwise: durvalumab is evidence for "durvalumab
+    consolidation" before "chemo-immunotherapy (any PD-(L)1 inhibitor)". O(codes)."""
+    codes, cats = _code_keys(step)
+    if any(k in codes for k in f.codes):
+        return 2
+    return 1 if _fact_matches(f, codes, cats) else 0
+
+
 def restatements(facts: list[Fact]) -> set[str]:
     """Ids of historical mentions of a treatment that an earlier fact already recorded ("s/p neoadjuvant
     AC" in the operative note): they retell, they do not give the treatment again. O(n)."""
@@ -384,15 +394,23 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     # decisions only), then those behind steps that were skipped
     strict = [st for st in spec.steps if _reachable(spec, graph, st.id, done, through_care=False)]
     relaxed = [st for st in spec.steps if st not in strict and _reachable(spec, graph, st.id, done)]
-    for st in strict + relaxed:
-        if st.id in on_paths or st.kind != "Treatment":
-            continue
+    off_path = [st for st in strict + relaxed if st.id not in on_paths and st.kind == "Treatment"]
+    fits: dict[str, list[Fact]] = {}
+    for st in off_path:
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
         if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
             if nx.descendants(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date < surgery]
             elif nx.ancestors(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date >= surgery]
+        fits[st.id] = facts
+    # a fact goes to the steps that name it most specifically: its own code before its class
+    best: dict[str, int] = {}
+    for st in off_path:
+        for f in fits[st.id]:
+            best[f.id] = max(best.get(f.id, 0), specificity(f, st))
+    for st in off_path:
+        facts = [f for f in fits[st.id] if f.id not in used and specificity(f, st) >= best[f.id]]
         if not facts:
             continue
         why = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, {}))]
@@ -402,7 +420,7 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
                         evidence_source=st.evidence_source, position=10_000,
                         reason=why[0] if why else "no path this patient is eligible for contains this step")
         out.append(item)
-        used |= {f.id for f in facts}  # one deviation per fact: the first step (in guideline order) it fits
+        used |= {f.id for f in facts}  # one deviation per fact: of its most specific steps, the first in guideline order
     return out
 
 

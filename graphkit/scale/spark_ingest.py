@@ -7,15 +7,17 @@ Plan of a run:
    text folders): patients, encounters and structured facts are small and written from the driver;
    bad records go to the quarantine file; notes become a DataFrame (one row per note) — notes whose
    sha256 and pipeline fingerprint are already stored are dropped here (idempotent, resumable);
-2. pass 1, on the executors (notes partitioned by patient, so two writers never lock one patient):
-   each partition runs text → NLP → link → tkg rows for its notes, with one
-   spaCy/medspaCy pipeline per Python worker, built once (module-level cache); a note that fails is
-   returned as a bad record, never lost;
-3. the concepts (and their is-a ancestors) of all partitions are collected, de-duplicated and written
-   by the driver first, so partitions never deadlock on shared Concept nodes;
-4. pass 2, on the executors: each partition writes its notes with graphkit's batched writer, one
-   transaction per batch of notes (the same statements as the single-process job), concepts matched,
-   not merged;
+2. one pass on the executors (notes partitioned by patient, so two writers never lock one patient):
+   each partition streams its notes in batches through text → NLP → link → tkg rows, with one
+   spaCy/medspaCy pipeline per Python worker, built once (module-level cache), and writes each batch
+   as soon as it is made — nothing is held between passes, so a partition's memory is one batch and
+   one task's NLP runs while another task writes; a note that fails is returned as a bad record, never
+   lost;
+3. shared Concept nodes: before a batch's notes, its concepts not yet written by this task (and their
+   is-a ancestors) are MERGEd in their own transaction, in one global order (system, code), so
+   concurrent tasks queue on them instead of deadlocking; the notes' transaction then only matches
+   them (the single-process job's statements);
+4. the batch's notes are written with graphkit's batched writer, one transaction per batch;
 5. the driver relinks the trajectories of the patients that changed and closes the quarantine.
 
 A killed executor's partition is retried by Spark; a rerun of the job skips the notes already written.
@@ -56,7 +58,8 @@ class SparkIngestReport:
     quarantine_file: str | None = None
     partitions: int = 0
     master: str = ""
-    seconds: dict = field(default_factory=lambda: {"read": 0.0, "nlp": 0.0, "concepts": 0.0, "write": 0.0,
+    # "pipeline": NLP and writes of all partitions (one pass); "nlp"/"write": summed over the tasks
+    seconds: dict = field(default_factory=lambda: {"read": 0.0, "pipeline": 0.0, "nlp": 0.0, "write": 0.0,
                                                    "relink": 0.0})
 
     def as_dict(self) -> dict:
@@ -132,24 +135,54 @@ def _process(nlp, rows, encounter_start, process_notes, dt):
                 yield "!error", n.id, f"{type(exc).__name__} while extracting"
 
 
-def write_partition(items, settings: ConnectionSettings, fingerprint: str, batch: int = 64):
-    """Pass 2 on an executor: write the partition's notes in batches (concepts already exist)."""
+def ingest_partition(rows, encounter_start: dict, settings: ConnectionSettings, fingerprint: str,
+                     batch: int = 64):
+    """The one pass on an executor: NLP a batch, write its new concepts (sorted, own transaction), write
+    its notes; yields one summary dict for the partition (counts, failed notes, task seconds)."""
     from ingest.job import write_note_batch
+    from ingest.link.hierarchy import is_a_rows
 
-    items = [x for x in items if x[0] != "!error"]
-    counts = {"new": 0, "replaced": 0, "unchanged": 0}
-    if not items:
-        yield counts
-        return
+    out = {"new": 0, "replaced": 0, "unchanged": 0, "concepts": 0, "errors": [], "nlp": 0.0, "write": 0.0}
+    written: set[tuple[str, str]] = set()  # concepts this task wrote already
     with GraphStore(settings) as store:
-        for i in range(0, len(items), batch):
-            part = items[i:i + batch]
-            notes = [_note_of(row) for row, _ in part]
-            graphs = [g for _, g in part]
+        for items in _batches(nlp_partition(rows, encounter_start, batch), batch, out):
+            notes = [_note_of(row) for row, _ in items]
+            graphs = [g for _, g in items]
+            t = time.perf_counter()
+            concepts = {(c["system"], c["code"]): c for g in graphs for c in g.concepts}
+            new = [concepts[k] for k in sorted(concepts.keys() - written)]
+            if new:
+                ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in new)
+                rows_c = sorted(new + ancestors, key=lambda c: (c["system"], c["code"]))
+                store.write_batches("tkg.merge_concepts", rows_c)
+                store.write_batches("tkg.link_is_a", sorted(is_a, key=lambda r: (r["system"], r["code"])))
+                written |= {(c["system"], c["code"]) for c in rows_c}
+                out["concepts"] += len(rows_c)
             outcome = store.transaction(lambda tx: write_note_batch(tx, notes, graphs, fingerprint, concepts=False))
             for v in outcome.values():
-                counts[v] += 1
-    yield counts
+                out[v] += 1
+            out["write"] += time.perf_counter() - t
+    yield out
+
+
+def _batches(pairs, batch: int, out: dict):
+    """Group pass-1 pairs into batches of notes, moving failed notes to ``out["errors"]`` and timing the
+    NLP into ``out["nlp"]``."""
+    buf = []
+    t = time.perf_counter()
+    for x in pairs:
+        if x[0] == "!error":
+            out["errors"].append(x[1:])
+            continue
+        buf.append(x)
+        if len(buf) >= batch:
+            out["nlp"] += time.perf_counter() - t
+            yield buf
+            buf = []
+            t = time.perf_counter()
+    out["nlp"] += time.perf_counter() - t
+    if buf:
+        yield buf
 
 
 def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*]", partitions: int | None = None,
@@ -198,8 +231,6 @@ def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*
     report.notes_unchanged = len(notes) - len(todo)
     report.seconds["read"] = time.perf_counter() - t
     if todo:
-        from pyspark import StorageLevel
-
         spark = spark or spark_session(master)
         sc = spark.sparkContext
         report.partitions = partitions or max(2 * sc.defaultParallelism, 1)
@@ -207,28 +238,13 @@ def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*
         df = spark.createDataFrame([_note_row(n) for n in todo], schema="id string, patient string, encounter string, "
                                    "type string, text string, authored_at string, recorded_at string, source string")
         b_starts = sc.broadcast(starts)
+        settings = store.settings
         try:
             t = time.perf_counter()
-            graphs = (df.repartition(report.partitions, "patient").rdd  # a patient in one partition: no lock contention
-                      .mapPartitions(lambda rows: nlp_partition(rows, b_starts.value, batch_notes))
-                      .persist(StorageLevel.MEMORY_AND_DISK))
-            errors = graphs.filter(lambda x: x[0] == "!error").collect()
-            concept_rows = (graphs.filter(lambda x: x[0] != "!error")
-                            .flatMap(lambda x: [(c["system"], c["code"], c["name"], c["source"], c["kind"])
-                                                for c in x[1].concepts]).distinct().collect())
-            report.seconds["nlp"] = time.perf_counter() - t
-            t = time.perf_counter()
-            rows = [{"system": s, "code": c, "name": n, "source": src, "kind": k} for s, c, n, src, k in concept_rows]
-            rows = list({(r["system"], r["code"]): r for r in rows}.values())
-            ancestors, is_a = is_a_rows((r["system"], r["code"]) for r in rows)
-            store.write_batches("tkg.merge_concepts", rows + ancestors)
-            store.write_batches("tkg.link_is_a", is_a)
-            report.concepts = len(rows) + len(ancestors)
-            report.seconds["concepts"] = time.perf_counter() - t
-            t = time.perf_counter()
-            settings = store.settings
-            counts = graphs.mapPartitions(lambda items: write_partition(list(items), settings, fingerprint,
-                                                                         batch_notes)).collect()
+            parts = (df.repartition(report.partitions, "patient").rdd  # a patient in one partition: no lock contention
+                     .mapPartitions(lambda rows: ingest_partition(rows, b_starts.value, settings, fingerprint,
+                                                                  batch_notes))
+                     .collect())
         except Exception as exc:  # a partition failed past Spark's retries: nothing half-written, say where
             from graphkit.errors import GraphkitError
 
@@ -238,15 +254,18 @@ def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*
                 f"the Spark job failed ({type(exc).__name__}) while processing notes from {', '.join(files[:5])}"
                 f"{' and more' if len(files) > 5 else ''}; notes written before the failure are kept whole",
                 fix="rerun the same command: it skips the notes already written and completes the rest") from exc
-        report.seconds["write"] = time.perf_counter() - t
-        report.notes_written = sum(c["new"] + c["replaced"] for c in counts)
-        report.notes_unchanged += sum(c["unchanged"] for c in counts)
-        for _, nid, why in errors:
+        report.seconds["pipeline"] = time.perf_counter() - t
+        report.seconds["nlp"] = sum(p["nlp"] for p in parts)
+        report.seconds["write"] = sum(p["write"] for p in parts)
+        report.notes_written = sum(p["new"] + p["replaced"] for p in parts)
+        report.notes_unchanged += sum(p["unchanged"] for p in parts)
+        report.concepts = sum(p["concepts"] for p in parts)
+        errors = [e for p in parts for e in p["errors"]]
+        for nid, why in errors:
             n = notes[nid]
             quarantine.add(BadRecord(n.source, f"extraction failed ({why})", "report it; the note is kept in "
                                      "this file and the rest went through", {"note_id": nid, "text": n.text}, n.patient))
         report.notes_failed = len(errors)
-        graphs.unpersist()
     if facts:
         events, concepts, links = fact_rows(facts)
         store.write_batches("ingest.merge_fact_events", events)
