@@ -173,6 +173,26 @@ def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str, conc
     return outcome
 
 
+def write_concepts(store: GraphStore, concepts: list[dict]) -> int:
+    """MERGE concepts with their is-a ancestors and IS_A edges, each in one global (system, code) order,
+    so concurrent writers queue on shared Concept nodes instead of deadlocking. Returns the number of
+    concept rows written. O(concepts × ancestry depth)."""
+    ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in concepts)
+    rows = sorted({(c["system"], c["code"]): c for c in concepts + ancestors}.values(),
+                  key=lambda c: (c["system"], c["code"]))
+    store.write_batches("tkg.merge_concepts", rows)
+    store.write_batches("tkg.link_is_a", sorted(is_a, key=lambda r: (r["system"], r["code"])))
+    return len(rows)
+
+
+def write_facts(store: GraphStore, facts: list[CodedFact]) -> None:
+    """Events from structured resources (FHIR Conditions, MedicationRequests...) with their concepts."""
+    events, concepts, links = fact_rows(facts)
+    store.write_batches("ingest.merge_fact_events", events)
+    write_concepts(store, concepts)
+    store.write_batches("tkg.link_instance_of", links)
+
+
 def relink_marked(store: GraphStore, chunk: int = 25) -> int:
     """Rebuild the NEXT / NEXT_ENCOUNTER chains of every patient marked ``needs_relink`` — by this
     run or by an earlier one that crashed before relinking — clearing each mark with its relink.
@@ -313,13 +333,8 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
         sys.setswitchinterval(switch)
     write_context(*context_rows())
     if facts:
-        events, concepts, links = fact_rows(facts)
         with clock("write"):
-            store.write_batches("ingest.merge_fact_events", events)
-            ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in concepts)
-            store.write_batches("tkg.merge_concepts", concepts + ancestors)
-            store.write_batches("tkg.link_instance_of", links)
-            store.write_batches("tkg.link_is_a", is_a)
+            write_facts(store, facts)
         report.facts = len(facts)
         tick("facts", len(facts))
     with clock("trajectory"):

@@ -139,8 +139,7 @@ def ingest_partition(rows, encounter_start: dict, settings: ConnectionSettings, 
                      batch: int = 64):
     """The one pass on an executor: NLP a batch, write its new concepts (sorted, own transaction), write
     its notes; yields one summary dict for the partition (counts, failed notes, task seconds)."""
-    from ingest.job import write_note_batch
-    from ingest.link.hierarchy import is_a_rows
+    from ingest.job import write_concepts, write_note_batch
 
     out = {"new": 0, "replaced": 0, "unchanged": 0, "concepts": 0, "errors": [], "nlp": 0.0, "write": 0.0}
     written: set[tuple[str, str]] = set()  # concepts this task wrote already
@@ -150,14 +149,10 @@ def ingest_partition(rows, encounter_start: dict, settings: ConnectionSettings, 
             graphs = [g for _, g in items]
             t = time.perf_counter()
             concepts = {(c["system"], c["code"]): c for g in graphs for c in g.concepts}
-            new = [concepts[k] for k in sorted(concepts.keys() - written)]
+            new = [concepts[k] for k in concepts.keys() - written]
             if new:
-                ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in new)
-                rows_c = sorted(new + ancestors, key=lambda c: (c["system"], c["code"]))
-                store.write_batches("tkg.merge_concepts", rows_c)
-                store.write_batches("tkg.link_is_a", sorted(is_a, key=lambda r: (r["system"], r["code"])))
-                written |= {(c["system"], c["code"]) for c in rows_c}
-                out["concepts"] += len(rows_c)
+                out["concepts"] += write_concepts(store, new)
+                written |= concepts.keys()
             outcome = store.transaction(lambda tx: write_note_batch(tx, notes, graphs, fingerprint, concepts=False))
             for v in outcome.values():
                 out[v] += 1
@@ -189,14 +184,13 @@ def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*
                  fmt: str | None = None, quarantine_path: Path | None = None, batch_notes: int = 64,
                  spark=None) -> SparkIngestReport:
     """Run the whole pipeline on Spark. See the module docstring."""
-    from ingest.job import absorb_context, relink_marked
-    from ingest.link.hierarchy import is_a_rows
+    from ingest.job import absorb_context, relink_marked, write_facts
     from ingest.model import BadRecord, Note
     from ingest.nlp.pipeline import pipeline_fingerprint
     from ingest.quarantine import Quarantine
     from ingest.quarantine import default_path as default_quarantine
     from ingest.readers import read_paths
-    from ingest.tkg.build import fact_rows, note_sha
+    from ingest.tkg.build import note_sha
 
     report = SparkIngestReport(master=master)
     t = time.perf_counter()
@@ -267,12 +261,7 @@ def spark_ingest(store: GraphStore, paths: list[Path], *, master: str = "local[*
                                      "this file and the rest went through", {"note_id": nid, "text": n.text}, n.patient))
         report.notes_failed = len(errors)
     if facts:
-        events, concepts, links = fact_rows(facts)
-        store.write_batches("ingest.merge_fact_events", events)
-        ancestors, is_a = is_a_rows((c["system"], c["code"]) for c in concepts)
-        store.write_batches("tkg.merge_concepts", concepts + ancestors)
-        store.write_batches("tkg.link_instance_of", links)
-        store.write_batches("tkg.link_is_a", is_a)
+        write_facts(store, facts)
         report.facts = len(facts)
     t = time.perf_counter()
     relink_marked(store)
