@@ -159,3 +159,35 @@ def test_a_treatment_that_ended_before_the_note_is_history_a_started_one_goes_on
     assert got["ct"] == "present"  # a dated scan may belong to the current episode of care (R9)
     same_day = resolve_note(sents[2:3], extract_mentions(nlp, sents[2:3], [None]), note_day=date(2023, 6, 1))
     assert same_day[0][0].assertion == "present"  # the period ends after the note: still on it
+
+
+def test_care_said_not_to_have_happened_and_choices_not_made(nlp):
+    # the negation comes after the care, across "but"; a later clause does not reach back over ";"
+    assert _one(nlp, "T-DM1 was discussed after surgery but never ordered.")[0][2] == "negated"
+    assert _one(nlp, "Bevacizumab was never started.")[0][2] == "negated"
+    got = {t: a for t, _, a, _ in _one(nlp, "Plan: CT-guided core bx LLL; EBUS not needed.")}
+    assert got["core bx"] == "planned" and got["EBUS"] == "negated"
+    got = {t: a for t, _, a, _ in _one(nlp, "Options (1) neoadjuvant ddAC-T; (2) L mastectomy first.")}
+    assert got["ddAC-T"] == "possible" and got["L mastectomy"] == "possible"
+    assert _one(nlp, "PFTs adequate, fit for lobectomy.")[-1][2] == "possible"
+    assert _one(nlp, "Osimertinib 80 mg daily - prior auth submitted, start when approved.")[0][2] == "planned"
+    # a drug class named by its target is no biomarker result; a test's "no ..." is its result
+    assert "Biomarker" not in [k for _, k, _, _ in _one(nlp, "No HER2-directed therapy since surgery.")]
+    assert ("MRI pelvis", "Test", "present", None) in _one(nlp, "MRI pelvis: no residual tumor.")
+    assert _one(nlp, "Reviewing records: no HER2-directed therapy.")[0][2] == "negated"
+
+
+def test_markers_listed_under_a_negative_label_take_its_result(nlp):
+    values = {v for *_, v in _one(nlp, "Not detected: EGFR, ALK, ROS1, MET ex14") if v}
+    assert values == {"EGFR=wild-type", "ALK=negative", "ROS1=negative", "MET=wild-type"}
+    [row] = extract_mentions(nlp, ["Detected: KRAS G12C\nNegative / not detected: BRAF, NRAS"], [None])
+    assert [m.value for m in row] == ["KRAS=mutated", "BRAF=wild-type", "NRAS=wild-type"]
+
+
+def test_a_course_dated_by_a_later_cycle_is_history_dated_by_it(nlp):
+    from datetime import date
+
+    sents = ["cT2N1 -> TCHP x6 (C6 6/27/24) -> R lumpectomy 8/12/24."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2025, 1, 27))
+    tchp = next(m for m in row if m.text.startswith("TCHP"))
+    assert tchp.assertion == "historical" and tchp.detail["end"] == "2024-06-27"

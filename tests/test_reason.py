@@ -173,3 +173,24 @@ def test_a_deviating_drug_is_evidence_for_the_step_that_names_it_before_one_that
     by_class = Step("chemo", "Treatment", "Antineoplastics", "", codes=(Code("ATC", "L01", "antineoplastic agents"),))
     other = Step("rt", "Treatment", "Radiotherapy", "", codes=(Code("SNOMED-CT", "33195004", "RT"),))
     assert [specificity(tras, s) for s in (named, by_class, other)] == [2, 1, 0]
+
+
+def test_capecitabine_alone_not_indicated_is_the_fluoropyrimidine_step_not_the_doublet():
+    spec, paths, codes = _spec("colorectal")
+    colon = ("DOID|DOID:234",)
+    up = ("DOID|DOID:219", "DOID|DOID:9256", "DOID|DOID:162")
+    facts = [
+        fact(1, "Test", "colonoscopy", "2024-02-01", codes=("SNOMED-CT|73761001",)),
+        fact(2, "Cancer", "adenocarcinoma of the transverse colon", "2024-02-01", codes=colon, ancestors=up,
+             detail={"site": "colon"}),
+        fact(3, "Test", "CT C/A/P", "2024-02-10", codes=("SNOMED-CT|77477000",)),
+        fact(4, "Stage", "pT3N0M0", "2024-03-20", values=("pT3N0M0",),
+             detail={"basis": "pathological", "t": "T3", "n": "N0", "m": "M0", "derived_group": "IIA", "site": "colon"}),
+        fact(5, "Biomarker", "MSI-H", "2024-03-20", values=("MSI=high",)),
+        fact(6, "Procedure", "right hemicolectomy", "2024-03-10", codes=("SNOMED-CT|43075005",)),
+        fact(7, "Medication", "capecitabine", "2024-04-29", codes=("RxNorm|194000",),
+             ancestors=("ATC|L01BC06", "ATC|L01BC", "ATC|L01B", "ATC|L01")),
+    ]
+    res = assess(spec, paths, build_state("p", facts, D("2024-12-16")), D("2024-12-16"), codes)
+    off = [i.step for i in res.items if i.status == "done-not-indicated"]
+    assert off == ["adjuvant-fluoropyrimidine"]

@@ -247,7 +247,7 @@ _MARKER_NAMES = [
     ("HR", r"(?-i:HR)|hormone[- ]receptors?"),
     ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
-    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|amplif|mutat|alteration|ampl|fusion|positive|negative|:|,|/|or\b|and\b|results?))"),
+    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|:|,|/|or\b|and\b|results?))"),
     ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
     ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|mutat|:|\+|-|,|/|or\b|and\b))"),
     ("NTRK", r"(?-i:NTRK(?:[1-3](?:/[1-3])*)?)"),
@@ -268,7 +268,7 @@ _TOKEN = re.compile(
     r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?)"
     r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
     r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d.])|(?<=HER2: )0(?![%\d.]))"
-    r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|exon\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
+    r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
     r"|(?P<prefix>(?:negative|positive)\s+for|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
@@ -292,6 +292,15 @@ _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|"
                      r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+)+$", re.I)
+#: a marker naming a drug class ("HER2-directed therapy", "no EGFR TKI", "without HER2 blockade"), not a result
+_DRUG_CLASS_AFTER = re.compile(r"\s*[-‐]?\s*(?:directed|targeted|targeting|blockade|therap(?:y|ies)|inhibitors?|"
+                               r"TKIs?|agents?|antibod(?:y|ies)|based|drugs?)\b", re.I)
+#: a label that gives one result to the markers listed after it ("Negative / not detected: EGFR, ALK, ROS1")
+_NEGATIVE_LIST = re.compile(
+    r"(?:^|(?<=[\n.;]))[ \t]*(?:(?:pertinent\s+)?negatives?|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified|"
+    r"(?:no\s+)?(?:alterations?|mutations?|variants?|fusions?|rearrangements?)\s+(?:not\s+)?(?:detected|identified|found)|"
+    r"no\s+(?:alterations?|mutations?|variants?|fusions?|rearrangements?))(?:\s+in)?"
+    r"(?:\s*/\s*(?:negative|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified))*\s*:", re.I)
 #: markers whose name states their result ("MSS", "dMMR", "TNBC"): never part of a list of markers
 _SELF_STATED = re.compile(r"^(?:MSI-?[HL]|MSS|[dp]MMR|TNBC|triple[- ]negative|microsatellite[- ](?:stable|instability[- ]high))$",
                           re.I)
@@ -465,6 +474,14 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         kind = next(k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n"))
         tokens.append((kind, m.start(), m.end(), m.group()))
     findings: list[BiomarkerFinding] = []
+    # markers listed under a negative label, up to the end of its line or sentence
+    listed: set[int] = set()
+    labels: list[tuple[int, int]] = []
+    for lab in _NEGATIVE_LIST.finditer(text):
+        labels.append((lab.start(), lab.end()))
+        stop = re.compile(r"\n|\.(?:\s|$)|;").search(text, lab.end())
+        end = stop.start() if stop else len(text)
+        listed |= {t[1] for t in tokens if t[0].startswith("M_") and lab.end() <= t[1] < end}
     i, n = 0, len(tokens)
     prefix_status: str | None = None
     prefix_word = ""
@@ -475,6 +492,13 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         if kind == "prefix":
             prefix_status, prefix_start, prefix_end = _prefix_status(tok), start, end
             prefix_word = tok.lower()
+            i += 1
+            continue
+        if start in listed and kind.startswith("M_"):
+            name = _MARKER_NAMES[int(kind[2:])][0]
+            values, detail, flags = _values_for(name, tok, [("status", "negative")], None)
+            if values:
+                findings.append(BiomarkerFinding(start, end, tuple(dict.fromkeys(values)), detail, tuple(flags)))
             i += 1
             continue
         if not kind.startswith("M_"):
@@ -499,13 +523,17 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 j += 2
                 continue
             break
+        if _DRUG_CLASS_AFTER.match(text, group[-1][2]):
+            prefix_status, prefix_end = None, -1
+            i = j
+            continue
         # the evidence after the group, up to a boundary
         ev: list[tuple[str, str]] = []
         last = max(group[-1][2], tokens[j - 1][2]) if j > i else group[-1][2]
         k = j
         while k < n:
             kk, ks, ke, kt = tokens[k]
-            if not _gap_ok(text, last, ks) or kk.startswith("M_"):
+            if not _gap_ok(text, last, ks) or kk.startswith("M_") or any(a <= ks < b for a, b in labels):
                 break
             if kk == "prefix":
                 low = kt.lower()

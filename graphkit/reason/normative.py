@@ -5,7 +5,8 @@ Step matching is by code (a fact's codes or their is-a ancestors meet the step's
 also by category) and by what a step establishes (a documented biomarker result means the testing step
 was done). Order matters only around surgery: a step before a surgical step on the path must be
 matched by care dated before that surgery (neoadjuvant), a step after it by care dated on or after it
-(adjuvant); other steps may overlap, as concurrent therapies do.
+(adjuvant); other steps may overlap, as concurrent therapies do. A biomarker result counts whenever it
+came (markers are often tested on the resection specimen).
 
 Per eligible path, each step gets a status:
 
@@ -156,7 +157,8 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             before = [d for j, d in surgery_dates.items() if j < i]
             after = [d for j, d in surgery_dates.items() if j > i]
             lo = max(before) if before else None
-            hi = min(after) if after else None
+            # biomarkers are often tested on the resection specimen: the result counts whenever it came
+            hi = min(after) if after and not st.establishes.biomarkers else None
             inclusive = st.kind != "Treatment"
             facts = [f for f in facts if f.date is None or (
                 (lo is None or f.date >= lo) and
@@ -404,13 +406,18 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
             elif nx.ancestors(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date >= surgery]
         fits[st.id] = facts
-    # a fact goes to the steps that name it most specifically: its own code before its class
-    best: dict[str, int] = {}
+    # a fact goes to the steps that name it most specifically: its own code before its class, then the
+    # narrowest step (capecitabine alone is the fluoropyrimidine step, not the oxaliplatin doublet that
+    # also lists it as a component)
+    def fit(f: Fact, st: Step) -> tuple[int, int]:
+        return specificity(f, st), -len(st.codes)
+
+    best: dict[str, tuple[int, int]] = {}
     for st in off_path:
         for f in fits[st.id]:
-            best[f.id] = max(best.get(f.id, 0), specificity(f, st))
+            best[f.id] = max(best.get(f.id, (0, 0)), fit(f, st))
     for st in off_path:
-        facts = [f for f in fits[st.id] if f.id not in used and specificity(f, st) >= best[f.id]]
+        facts = [f for f in fits[st.id] if f.id not in used and fit(f, st) >= best[f.id]]
         if not facts:
             continue
         why = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, {}))]

@@ -47,7 +47,7 @@ def default_context_rules(context):
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=10)
               for c in ("no family history of", "no family hx of", "no fhx of", "no family history",
                         "denies family history of", "negative family history of")]
-    return rules
+    return [with_clause_limit(r) for r in rules]
 
 
 def as_phrases(rule, nlp, limit: int = 512) -> list:
@@ -116,11 +116,30 @@ def context_rules():
                         "risks including", "risks of", "warned about", "educated on", "educated about",
                         "discussed risks", "discussed side effects", "potential side effects")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
+    # words that hold a cue word without its meaning ("prior auth" is not history, "prior to surgery" is a plan)
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
+              for c in ("prior auth", "prior authorization", "prior authorisation", "prior to")]
+    # fitness for a treatment is not the treatment ("PFTs adequate - fit for lobectomy")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
+              for c in ("fit for", "unfit for", "eligible for", "ineligible for", "suitable for", "cleared for",
+                        "appropriate for", "fitness for")]
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8)
+              for c in ("when approved", "once approved", "pending approval", "awaiting approval",
+                        "pending authorization", "awaiting authorization", "auth submitted", "start when")]
     rules += [ConTextRule(c, "FAMILY", direction="BACKWARD", max_scope=6)
               for c in ("in family", "in the family", "runs in the family", "in his family", "in her family")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
-                        "were declined", "was deferred", "not an option", "not a candidate")]
+                        "were declined", "was deferred", "not an option", "not a candidate",
+                        # "T-DM1 was discussed but never ordered": care named, then said not to have happened
+                        "never received", "was not started", "were not started", "was never", "were never")]
+    # the care these name is the clause's subject, often several words back ("T-DM1 was discussed after
+    # surgery but never ordered")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=10)
+              for c in [p + w for p in ("", "but ", "but was ", "but were ")
+                        for w in ("never ordered", "never given", "never started", "never initiated",
+                                  "never administered", "never pursued", "not ordered", "not administered",
+                                  "not pursued", "not given", "not started")]]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
               for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
@@ -157,6 +176,14 @@ def context_rules():
               for c in ("options:", "options are", "options were", "options discussed", "alternatives:",
                         "choices:", "discussed options")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4) for c in ("vs", "vs.", "versus")]
+    # "Options (1) neoadjuvant ddAC-T ... (2) mastectomy first"; "otherwise mastectomy now": choices, none made
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
+              for c in ("options", "treatment options", "alternatives", "discussed:", "discussion:")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
+              for c in ("otherwise", "alternatively", "or else", "deciding between", "choosing between")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8)
+              for c in ("has not decided", "have not decided", "not yet decided", "undecided", "before deciding",
+                        "if chosen", "if she chooses", "if he chooses", "if they choose")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("unlikely", "is unlikely", "less likely", "not favored", "doubtful")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4)
@@ -182,6 +209,9 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6)
               for c in ("is recommended", "was recommended", "are recommended",
                         "to follow", "is pending", "pending", "to be arranged")]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
+              for c in ("to be done", "to be performed", "to be sent", "to be obtained", "will be done",
+                        "will be performed", "will be sent")]
     rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6) for c in ("planned", "scheduled", "ordered")]
     # hedged and contingent care: an option kept for later, one that may be considered, a decision not
     # made yet; counselling about risks names what the patient does not have
@@ -197,7 +227,21 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
               for c in ("counseled re", "counselled re", "risks reviewed", "reviewed risks", "risks including",
                         "side effects reviewed", "toxicities reviewed", "toxicities include")]
-    return rules
+    return [with_clause_limit(r) for r in rules]
+
+
+def same_clause(target, modifier, span_between) -> bool:
+    """A cue written after care reaches back only within its clause: "core bx LLL; EBUS not needed"
+    does not negate the biopsy. (Forward cues go on across semicolons: "Options: (1) ...; (2) ...".)"""
+    return span_between is None or ";" not in span_between.text
+
+
+def with_clause_limit(rule):
+    """The rule, its backward reach stopped at a semicolon (:func:`same_clause`)."""
+    if rule.direction not in ("BACKWARD", "BIDIRECTIONAL") or rule.on_modifies is not None:
+        return rule
+    rule.on_modifies = same_clause
+    return rule
 
 
 def episodic(concepts: tuple[Concept, ...]) -> bool:
@@ -250,7 +294,11 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
 
 
 def _only_result_cues(ent, mods) -> bool:
-    negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods if m.category == "NEGATED_EXISTENCE"]
+    """Every negation cue reads as the result of this test ("MRI pelvis: no residual tumor", "was
+    negative"): it stands after the mention. A cue before it ("records: no HER2-directed therapy")
+    negates it."""
+    negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text if m.modifier_span[0] >= ent.end else "<before>"
+                 for m in mods if m.category == "NEGATED_EXISTENCE"]
     return bool(negations) and all(_RESULT_CUES.match(n) for n in negations)
 
 

@@ -383,7 +383,11 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
             label = _LABEL.match(doc.text[f.end:]) if f.kind in PLANNED_KINDS and not doc.text[:f.start].strip() else None
             if label:
-                assertion = label_assertion(doc.text[f.end + label.end():]) or assertion
+                rest = doc.text[f.end + label.end():]
+                said = label_assertion(rest)
+                # "MRI pelvis: no residual tumor" is the test's result, not "no MRI" (guideline R11)
+                if not (said == "negated" and f.kind == "Test" and re.match(r"\W*no\b", rest, re.I)):
+                    assertion = said or assertion
             value = ";".join(f.values) if f.values else None
             mentions.append(Mention(f.start, f.end, doc.text[f.start:f.end], f.kind, assertion, f.concepts, value,
                                     cue, f.values, f.detail, f.flags))
@@ -480,7 +484,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind in when.KINDS and m.assertion == "present":
                 over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure")
                 if over:
-                    m = replace(m, assertion="historical", cue=f"dated {over.isoformat()}")
+                    m = replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
+                                detail={**m.detail, "end": over.isoformat()})
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)

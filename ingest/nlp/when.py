@@ -23,7 +23,10 @@ _D = (r"(?:\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|\d{1,2}/\d{4}(?![\d/])|\d{4}
 _DATED = re.compile(rf"(?P<lead>\b(?:since|from|started|starting|start|began|begun|initiated|due|next|scheduled|"
                     rf"planned|c1d1|c1|cycle\s*1|on\s+hold\s+since)\s+(?:on\s+|in\s+)?)?(?P<a>{_D})"
                     rf"(?:\s*(?:-|–|to|through|thru)\s*(?P<b>{_D}))?", re.I)
-_UNTIL = re.compile(rf"\b(?:until|till|through|completed|finished|ended|stopped)\s+(?:on\s+|in\s+)?(?P<b>{_D})", re.I)
+# "until 6/2023", "completed 5/2024", and a later cycle or the last dose on a date ("C6 6/27/24"): given by then
+_UNTIL = re.compile(rf"(?:\b(?:until|till|through|completed|finished|ended|stopped|last\s+(?:dose|cycle|infusion|"
+                    rf"fraction|treatment))|(?<![A-Za-z])(?:C|cycle\s*)(?:[2-9]|\d{{2}})(?:D\d{{1,2}})?)\s+(?:on\s+|in\s+)?"
+                    rf"(?P<b>{_D})", re.I)
 _CLAUSE_END = re.compile(r"[;\n]|\.\s|,\s*(?:then|and|but)\b|\bthen\b")
 WINDOW = 70  # characters after the mention: past its dose, cycles and a parenthesis, not into the next fact
 

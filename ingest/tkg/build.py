@@ -39,6 +39,19 @@ def sentence_date(text: str, around: datetime) -> datetime | None:
     return None
 
 
+def own_date(detail: dict, around: datetime) -> datetime | None:
+    """The day a mention's own clause dates it to (a course that ended, "TCHP x6 (C6 6/27/24)"), before
+    the sentence's first date: the sentence may date something else."""
+    end = detail.get("end")
+    if not end:
+        return None
+    try:
+        d = datetime.fromisoformat(end)
+    except ValueError:
+        return None
+    return d.replace(tzinfo=around.tzinfo) if around is not None else d
+
+
 MED_LIST_SECTIONS = {"Medications", "Discharge Medications"}
 
 
@@ -120,7 +133,8 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                     "id": ev_id, "encounter": note.encounter, "patient": note.patient, "kind": m.kind,
                     "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
                     "values": list(m.values) or None, "detail": m.detail_json, "flags": list(m.flags) or None,
-                    "valid_time": when or encounter_start, "recorded_time": recorded, "order": order,
+                    "valid_time": own_date(m.detail, encounter_start) or when or encounter_start,
+                    "recorded_time": recorded, "order": order,
                     "source": "note", "note": note.id, "cue": m.cue,
                     # a medication-list entry says "is on X", not "X was given at this encounter"
                     "context": "medication-list" if m.kind == "Medication" and sec.name in MED_LIST_SECTIONS
