@@ -191,3 +191,12 @@ def test_a_course_dated_by_a_later_cycle_is_history_dated_by_it(nlp):
     [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2025, 1, 27))
     tchp = next(m for m in row if m.text.startswith("TCHP"))
     assert tchp.assertion == "historical" and tchp.detail["end"] == "2024-06-27"
+
+
+def test_care_dated_after_the_note_is_planned(nlp):
+    from datetime import date
+
+    sents = ["mFOLFOX6 q14d x12, C1 5/21/24; port placed 5/17.", "Colonoscopy 3/2026.", "Letrozole since 3/2023."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3), note_day=date(2024, 5, 14))
+    got = {m.text.split()[0]: m.assertion for row in rows for m in row}
+    assert got["mFOLFOX6"] == "planned" and got["Colonoscopy"] == "planned" and got["Letrozole"] == "present"

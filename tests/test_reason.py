@@ -194,3 +194,23 @@ def test_capecitabine_alone_not_indicated_is_the_fluoropyrimidine_step_not_the_d
     res = assess(spec, paths, build_state("p", facts, D("2024-12-16")), D("2024-12-16"), codes)
     off = [i.step for i in res.items if i.status == "done-not-indicated"]
     assert off == ["adjuvant-fluoropyrimidine"]
+
+
+def test_a_deviating_drug_goes_to_the_branch_nearest_the_patients_state():
+    """Osimertinib in stage IV EGFR wild-type disease is a wrong first-line branch (EGFR-TKI), not the
+    stage III consolidation step that names the same drug."""
+    spec, paths, codes = _spec("nsclc")
+    adeno = ("DOID|DOID:3910",)
+    up = ("DOID|DOID:3908", "DOID|DOID:1324", "DOID|DOID:162")
+    facts = [
+        fact(1, "Test", "CT chest", "2025-02-14", codes=("SNOMED-CT|77477000",)),
+        fact(2, "Cancer", "lung adenocarcinoma", "2025-03-04", codes=adeno, ancestors=up, detail={"site": "lung"}),
+        fact(3, "Biomarker", "EGFR wild-type", "2025-03-21", values=("EGFR=wild-type",)),
+        fact(4, "Biomarker", "ALK negative", "2025-03-21", values=("ALK=negative", "ROS1=negative")),
+        fact(5, "Biomarker", "PD-L1 20%", "2025-03-21", values=("PD-L1=low",)),
+        fact(6, "Stage", "cT2bN2M1b", "2025-04-08", values=("IVA",), detail={"basis": "clinical", "site": "lung"}),
+        fact(7, "Medication", "osimertinib 80 mg daily", "2025-04-08", codes=("RxNorm|1721560",),
+             ancestors=("ATC|L01EB04", "ATC|L01EB", "ATC|L01E", "ATC|L01")),
+    ]
+    res = assess(spec, paths, build_state("p", facts, D("2025-05-30")), D("2025-05-30"), codes)
+    assert [i.step for i in res.items if i.status == "done-not-indicated"] == ["egfr-tki"]

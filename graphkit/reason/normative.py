@@ -302,9 +302,13 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         return res
     res.applies = True
     verdicts, per_path = [], {}
+    violated: dict[str, int] = {}  # step -> fewest violated conditions on a path through it
     for p in paths:
         matches = match_path(spec, p.steps, candidates)
         pv = PathVerdict(p.id, p.steps, tuple(scope) + tuple(path_checks(spec, p, state, matches)))
+        n_bad = sum(c.verdict == VIOLATED for c in pv.checks)
+        for sid in p.steps:
+            violated[sid] = min(violated.get(sid, n_bad), n_bad)
         if pv.eligible:
             verdicts.append(pv)
             per_path[p.id] = (matches, path_statuses(spec, pv, state, matches, at))
@@ -335,7 +339,8 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     by_id = {p.id: p for p in paths}
     for item in res.items:
         item.conditions = step_conditions(spec, [by_id[v.path] for v in followed], item.step, state)
-    res.items += deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state)
+    res.items += deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state,
+                            violated)
     res.missing_info = missing_info(spec, followed, state)
     return res
 
@@ -381,9 +386,12 @@ def merge_items(spec: GuidelineSpec, followed: list[PathVerdict], statuses: dict
 
 
 def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[str, dict[str, "Match"]],
-               candidates: dict[str, list[Fact]], state: PatientState) -> list[CareItem]:
+               candidates: dict[str, list[Fact]], state: PatientState,
+               violated: dict[str, int] | None = None) -> list[CareItem]:
     """Treatment steps the patient received that no followed path contains, with facts no followed
-    step used: care that is not indicated for this patient's state."""
+    step used: care that is not indicated for this patient's state. ``violated``: step -> the fewest
+    conditions the patient violates on a path through it (the branch nearest the patient's state)."""
+    violated = violated or {}
     on_paths = {sid for v in followed for sid in v.steps}
     used = {f for m in matches.values() for x in m.values() for f in x.facts}
     out = []
@@ -406,16 +414,18 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
             elif nx.ancestors(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date >= surgery]
         fits[st.id] = facts
-    # a fact goes to the steps that name it most specifically: its own code before its class, then the
-    # narrowest step (capecitabine alone is the fluoropyrimidine step, not the oxaliplatin doublet that
-    # also lists it as a component)
-    def fit(f: Fact, st: Step) -> tuple[int, int]:
-        return specificity(f, st), -len(st.codes)
+    # a fact goes to the steps that name it most specifically (its own code before its class), then to
+    # the branch nearest the patient's state (osimertinib in stage IV EGFR wild-type disease is the
+    # first-line EGFR-TKI step, not stage III consolidation; capecitabine alone in stage II is the
+    # fluoropyrimidine step, not the stage III oxaliplatin doublet that lists it as a component), then
+    # to the narrowest step
+    def fit(f: Fact, st: Step) -> tuple[int, int, int]:
+        return specificity(f, st), -violated.get(st.id, 0), -len(st.codes)
 
-    best: dict[str, tuple[int, int]] = {}
+    best: dict[str, tuple[int, int, int]] = {}
     for st in off_path:
         for f in fits[st.id]:
-            best[f.id] = max(best.get(f.id, (0, 0)), fit(f, st))
+            best[f.id] = max(best.get(f.id, (0, 0, 0)), fit(f, st))
     for st in off_path:
         facts = [f for f in fits[st.id] if f.id not in used and fit(f, st) >= best[f.id]]
         if not facts:

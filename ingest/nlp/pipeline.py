@@ -429,8 +429,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     """Note-level facts: histology-only cancers take the note's site (and code); TNM classifications get
     their AJCC 8 group when the note's cancer makes it unambiguous (``detail.derived_group``, flagged
     ``derived-group``); a biomarker stated with contradictory statuses in the note is flagged ``conflict``
-    on each statement; a treatment that ended before ``note_day`` (the note's date) is historical
-    (:mod:`ingest.nlp.when`). Pure. O(mentions)."""
+    on each statement; a treatment that ended before ``note_day`` (the note's date) is historical, and
+    care (or a test) dated after it is planned (:mod:`ingest.nlp.when`). Pure. O(mentions)."""
     lexicon = lexicon or load_lexicon()
     own = [m for ms in mentions for m in ms if m.assertion in ("present", "historical")]
     cancer_sites = [m.detail.get("site") for m in own if m.kind == "Cancer" and m.detail.get("site")]
@@ -481,8 +481,12 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
                     m.concepts and m.concepts[0].code in never:
                 m = replace(m, assertion="negated", cue="never taken (same note)")
-            if m.kind in when.KINDS and m.assertion == "present":
-                over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure")
+            if m.kind in when.KINDS + ("Test",) and m.assertion == "present":
+                over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure") \
+                    if m.kind in when.KINDS else None
+                later = None if over else when.starts_after(text, m.end, note_day)
+                if later:
+                    m = replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")
                 if over:
                     m = replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
                                 detail={**m.detail, "end": over.isoformat()})

@@ -1,4 +1,4 @@
-"""When a treatment ended, from a date written with it.
+"""When a treatment ended or begins, from a date written with it.
 
 A clinician dates what is over: "FOLFOX x 12 cycles 11/2023-5/2024", "maintenance pembrolizumab until
 6/2023", "AC x4 (completed 5/2024)", "VATS LUL lobectomy 4/2022". A drug whose period ended, or an
@@ -7,7 +7,8 @@ guideline R9/R10: completed, finished, stopped), whatever cue words surround it.
 3/2023", "started 1/2024") says it goes on; a date on or after the note's day is today's or a plan.
 A drug with a single date is not judged (a start? a dose given?), nor is a dated test: a staging scan
 of the current episode of care is present, an older one historical, and the date alone cannot tell
-the two apart (R9). Only a date in the mention's own clause counts.
+the two apart (R9). Care or a test whose clause dates it after the note ("C1 5/21/24" in a note of
+5/14/24, "colonoscopy 3/2026") is scheduled: planned. Only a date in the mention's own clause counts.
 """
 
 from __future__ import annotations
@@ -78,3 +79,37 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
     else:
         return None
     return over if over is not None and over < day else None
+
+
+def period_start(text: str) -> date | None:
+    """The first day a written date can mean: 5/2024 → 2024-05-01, 2023 → 2023-01-01."""
+    end = period_end(text)
+    if end is None:
+        return None
+    t = text.strip().lower()
+    if re.fullmatch(r"\d{4}", t):
+        return date(end.year, 1, 1)
+    if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}", t):
+        return end
+    return date(end.year, end.month, 1)
+
+
+def starts_after(text: str, end: int, note_day: date | datetime | None) -> date | None:
+    """The date written in the clause right after a mention ending at ``end`` when care begins after
+    ``note_day`` ("mFOLFOX6 x12, C1 5/21/24" in a note of 5/14/24; "lap colectomy 5/20/25"): care dated
+    in the future is scheduled, not given. None otherwise. O(WINDOW)."""
+    if note_day is None:
+        return None
+    day = note_day.date() if isinstance(note_day, datetime) else note_day
+    after = text[end:end + WINDOW]
+    stop = _CLAUSE_END.search(after)
+    after = after[:stop.start()] if stop else after
+    until = _UNTIL.search(after)
+    m = _DATED.search(after)
+    if m is None or (until and until.start() <= m.start()):
+        return None
+    lead = (m.group("lead") or "").strip().lower()
+    if lead.startswith(("since", "started", "began", "begun", "initiated", "on hold")):
+        return None
+    begin = period_start(m.group("a"))
+    return begin if begin is not None and begin > day else None
