@@ -37,7 +37,7 @@ MARKER_STATUS = {
 ANY_STATUS = {"pending", "invalid"}
 _STAGE_GROUP = re.compile(r"^(0|I|II|III|IV)([ABC]\d?)?$")
 _TNM = re.compile(r"^(c|p|yp|r|yc)?(T(?:x|X|is|[0-4](?:mi|[a-d])?)(?:N(?:x|X|[0-3](?:mi|[a-c])?))?(?:M[01][a-c]?)?"
-                  r"|N(?:x|X|[0-3](?:mi|[a-c])?))$")
+                  r"|N(?:x|X|[0-3](?:mi|[a-c])?)|M[01][a-c]?)$")
 
 
 @dataclass

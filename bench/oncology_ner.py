@@ -1,6 +1,6 @@
 """Oncology mention extraction on clinician-style notes, against the hand-labelled gold set.
 
-    python bench/oncology_ner.py [--split test|dev|holdout|holdout2|all] [--errors 20] [--show NOTE_ID]
+    python bench/oncology_ner.py [--split test|dev|dev2|holdout|holdout2|all] [--errors 20] [--show NOTE_ID]
 
 Gold: ``bench/data/oncology/oncology_gold.jsonl`` (66 notes, breast / NSCLC / colorectal; consult,
 pathology, operative, radiation, follow-up...; guideline in the same folder). The **test** split (21 notes,
@@ -8,7 +8,8 @@ a seeded third) was set aside before any tuning; development used ``--split dev`
 been used, a second set, ``oncology_holdout.jsonl`` (``--split holdout``: 12 notes written and labelled
 later by an annotator who saw neither graphkit's code nor its output), was set aside the same way and is
 evaluated once, after the later changes; ``oncology_holdout2.jsonl`` (``--split holdout2``) likewise, written
-once the first holdout had been used. ``all`` is dev + test.
+once the first holdout had been used. ``oncology_dev2.jsonl`` (``--split dev2``: 12 notes written and
+labelled blind by another annotator) is a second development set, tuned on. ``all`` is dev + test.
 
 Per kind (cancer, stage, biomarker, treatment, test, problem): precision and recall with overlap matching
 (exact-span figures beside them). On matched mentions: value accuracy (biomarkers: every gold
@@ -36,6 +37,8 @@ from ner_eval import annotate, error_table, match, per_kind, predict, prf  # noq
 GOLD = Path(__file__).resolve().parent / "data" / "oncology" / "oncology_gold.jsonl"
 #: later held-out sets, one file each (``--split holdout`` → oncology_holdout.jsonl, ``holdout2`` → ...2.jsonl)
 HOLDOUTS = ("holdout", "holdout2")
+#: further development sets, one file each, tuned on (``--split dev2`` → oncology_dev2.jsonl)
+DEV_FILES = ("dev2",)
 KIND_MAP = {"Cancer": "cancer", "Stage": "stage", "Biomarker": "biomarker", "Medication": "treatment",
             "Procedure": "treatment", "Test": "test", "Problem": "problem"}
 KINDS = ["cancer", "stage", "biomarker", "treatment", "problem", "test"]
@@ -66,14 +69,15 @@ def code_ok(g, p) -> bool | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--split", default="test", choices=["test", "dev", *HOLDOUTS, "all"])
+    ap.add_argument("--split", default="test", choices=["test", "dev", *DEV_FILES, *HOLDOUTS, "all"])
     ap.add_argument("--errors", type=int, default=20)
     ap.add_argument("--show", help="print every extracted fact of this note")
     args = ap.parse_args()
     from ingest.nlp import build_pipeline
 
-    source = GOLD.with_name(f"oncology_{args.split}.jsonl") if args.split in HOLDOUTS else GOLD
-    notes = [n for n in load(source, oncology=True) if args.split == "all" or args.split in HOLDOUTS or n.split == args.split]
+    own_file = args.split in HOLDOUTS + DEV_FILES
+    source = GOLD.with_name(f"oncology_{args.split}.jsonl") if own_file else GOLD
+    notes = [n for n in load(source, oncology=True) if args.split == "all" or own_file or n.split == args.split]
     log(f"{len(notes)} {args.split} notes, {sum(len(n.mentions) for n in notes)} gold mentions")
     nlp = build_pipeline()
     preds = predict(nlp, notes)

@@ -28,6 +28,7 @@ import argparse
 import csv
 import datetime as dt
 import hashlib
+import json
 import statistics
 import sys
 import tempfile
@@ -125,11 +126,23 @@ def main() -> None:
             raise SystemExit(f"{f}: invalid guideline")
         load_guideline(store, res.spec)
     guidelines = load_guideline_specs(store)
+    from graphkit.erase import erase_patient
+    from graphkit.errors import BadInputError
+
+    for v in vignettes:  # a fresh record per run: no note of an earlier edition of a vignette stays behind
+        try:
+            erase_patient(store, PREFIX + v["id"])
+        except BadInputError:
+            pass  # not stored yet
     with tempfile.TemporaryDirectory() as tmp:
         write_folder(vignettes, Path(tmp))
         report = ingest_paths(store, [Path(tmp)], quarantine_path=Path(tmp) / "q.jsonl")
+        quarantined = [json.loads(x) for x in (Path(tmp) / "q.jsonl").read_text().splitlines()
+                       if x.strip()] if report.quarantined else []
     log(f"ingested {report.notes_read} notes ({report.notes_written} new, {report.events_from_notes} events), "
         f"quarantined {report.quarantined}")
+    for q in quarantined:  # the reason and the row, never the note text
+        log(f"  quarantined {q.get('file')}:{q.get('row')}: {q.get('reason')}")
     embedder = TextEmbedder()
     c = defaultdict(lambda: defaultdict(float))
     ms = []

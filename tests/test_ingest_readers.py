@@ -133,8 +133,9 @@ def test_text_folder_with_manifest(tmp_path):
         "patient_id,note_id,time,type,path\n"
         "p1,n1,2024-01-05T10:00,Progress note,a.txt\n"
         "p1,n2,2024-01-06T10:00,Progress note,b.txt\n"
-        "p1,n3,2024-01-07T10:00,Progress note,missing.txt\n")
+        "p1,n3,2024-01-07T10:00,Progress note,missing.txt\n"
+        "p1,n4,2024-01-08T10:00,Medical oncology consult (transfer of care),a.txt\n")
     assert detect_format(tmp_path) == "text"
     got = _by_type(read_paths([tmp_path]))
-    assert [n.id for n in got[Note]] == ["n1"] and got[Note][0].encounter == "p1-2024-01-05"
+    assert [n.id for n in got[Note]] == ["n1", "n4"] and got[Note][0].encounter == "p1-2024-01-05"
     assert sorted(b.reason.split(":")[0] for b in got[BadRecord]) == ["not UTF-8", "note file not found"]

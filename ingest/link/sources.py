@@ -82,6 +82,13 @@ def is_acronym(surface: str) -> bool:
     return 2 <= len(s) <= 6 and s.upper() == s and any(c.isalpha() for c in s) and not s.isdigit()
 
 
+def as_written(surface: str) -> bool:
+    """A curated abbreviation matched only as written: an acronym, or a short capitalised one ("Cr"
+    creatinine, never "CR" complete response nor the syllable "cr")."""
+    s = surface.strip()
+    return is_acronym(s) or (2 <= len(s) <= 3 and s[0].isupper() and s[1:].isalpha() and s[1:].islower())
+
+
 # -- OBO ---------------------------------------------------------------------------------------------------
 @dataclass
 class OboTerm:
@@ -416,7 +423,7 @@ def abbreviations() -> Iterator[Entry]:
                 Concept(f"graphkit-{r['kind'].lower()}", re.sub(r"\W+", "-", r["display"].lower()), r["display"],
                         r["kind"], ABBR_SOURCE)
             for s in filter(None, r["surfaces"].split("|")):
-                yield Entry(s, c, 2, is_acronym(s))
+                yield Entry(s, c, 2, as_written(s))
 
 
 # -- Synthea ---------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ingest.link.sources import Concept
 SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical"}
 #: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
 PLAN_SECTIONS = {"Plan"}
-HISTORY_SECTIONS = {"Past Medical History"}
+HISTORY_SECTIONS = {"Past Medical History", "Hospital Course"}  # a hospital course is over at discharge
 
 # ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
 _EPISODIC = re.compile(r"^(?:S|T|O|I2[12]|I26|I6[0-4]|I82|G45|J0|J1[0-8]|J2[0-2]|N39\.0|N2[0-3]|K3[5-7]|K8[01]|"
@@ -90,22 +90,41 @@ def context_rules():
     its development notes, and from oncology usage: planned, completed, declined)."""
     from medspacy.context import ConTextRule
 
-    hist = ["previous", "previously", "prior", "status post", "s/p", "in the past", "no longer",
+    hist = ["previous", "previously", "prior", "in the past", "no longer",
             "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly",
             "completed", "finished", "underwent", "was treated with", "treated with", "received", "discontinued",
             "stopped", "off of"]
     rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
+    # "s/p L mastectomy + ALND, AC-T and PMRT": the whole list of what was done
+    rules += [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=12, on_modifies=reach(3, commas=True))
+              for c in ("s/p", "status post")]
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
+              for c in ("stop", "discontinue", "d/c")]
+    # return precautions and conditional plans name what the patient does not have
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
+              for c in ("precautions", "return precautions", "ed precautions", "precautions reviewed", "call for",
+                        "return if", "call if", "warning signs", "at progression", "upon progression",
+                        "on progression", "at recurrence", "should metastatic")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
+              for c in ("c/w", "compatible with", "worrisome for", "attributed to", "initially attributed to")]
     # "after neoadjuvant TCHP", "following lumpectomy": what comes after these words is over
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
               for c in ("after", "following", "post", "since completing")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
               for c in ("negative", "refuses", "not a candidate for",
-                        "not a surgical candidate for", "no indication for", "never received",
-                        "opted against", "did not receive", "has not received", "has not started", "not started",
+                        "not a surgical candidate for", "no indication for",
+                        "opted against", "did not receive", "has not received",
                         "defer", "defers", "deferring", "hold off on", "holding off on", "forgo", "forgoing",
                         "has not taken", "have not taken", "never took", "did not take", "not taking",
-                        "is not taking", "never filled", "never started", "never initiated",
+                        "is not taking", "never filled",
                         "avoid", "to avoid", "prefers to avoid")]
+    # one rule per phrase (a second rule for the same phrase would replace the first): these negate the
+    # care before them ("bevacizumab was never started") and after them ("she never started tamoxifen")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
+              for c in ("never started", "never initiated", "never received", "never given", "never ordered",
+                        "never administered", "never pursued", "has not started", "have not started",
+                        "not started", "has not picked up", "never picked up")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
     # systems list is longer than any fixed scope) stay; a graphkit rule for the same phrase replaces it
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6) for c in ("never",)]
@@ -132,22 +151,32 @@ def context_rules():
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
                         "were declined", "was deferred", "not an option", "not a candidate",
                         # "T-DM1 was discussed but never ordered": care named, then said not to have happened
-                        "never received", "was not started", "were not started", "was never", "were never")]
+                        "was not started", "were not started", "was never", "were never")]
     # the care these name is the clause's subject, often several words back ("T-DM1 was discussed after
     # surgery but never ordered")
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=10)
-              for c in [p + w for p in ("", "but ", "but was ", "but were ")
+              for c in [p + w for p in ("but ", "but was ", "but were ")
                         for w in ("never ordered", "never given", "never started", "never initiated",
                                   "never administered", "never pursued", "not ordered", "not administered",
-                                  "not pursued", "not given", "not started")]]
+                                  "not pursued", "not given", "not started")]
+              + ["not ordered", "not administered", "not pursued"]]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
               for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
-                        "not recommended")]
+                        "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
+                        "was not sent", "not obtained", "not checked")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("w/o", "w/out")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
               for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
-                        "in case of", "to evaluate for", "to rule out", "discussed", "options include",
-                        "options including", "if", "would consider", "could consider", "candidate for")]
+                        "in case of", "to evaluate for", "to rule out", "options include",
+                        "options including", "would consider", "could consider", "candidate for")]
+    # "if" makes what follows conditional, and the care right before it ("bevacizumab if mutated"); so do
+    # "discussed" and "considered" ("AC-THP discussed as alternative", "chemo-IO considered, not favored")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8, on_modifies=reach(4, care_only=True))
+              for c in ("if", "discussed", "considered", "was considered", "were considered", "was discussed",
+                        "were discussed", "as alternative", "as an alternative")]
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
+              for c in ("if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
                "plans for", "plan", "plan to", "scheduled for",
                "to receive", "to undergo", "recommend", "recommended", "recommending", "recommendation for",
@@ -176,6 +205,16 @@ def context_rules():
               for c in ("options:", "options are", "options were", "options discussed", "alternatives:",
                         "choices:", "discussed options")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4) for c in ("vs", "vs.", "versus")]
+    # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
+              for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for", "offered")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
+              for c in ("was offered", "were offered", "both options", "are options", "as options", "as an option",
+                        "is an option", "an option")]
+    # an order sent is not a drug taken ("Rx re-sent (tamoxifen 20 mg daily)")
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8)
+              for c in ("rx sent", "rx re-sent", "rx resent", "rx was sent", "script sent", "prescription sent",
+                        "e-prescribed", "rx called in")]
     # "Options (1) neoadjuvant ddAC-T ... (2) mastectomy first"; "otherwise mastectomy now": choices, none made
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
               for c in ("options", "treatment options", "alternatives", "discussed:", "discussion:")]
@@ -236,11 +275,57 @@ def same_clause(target, modifier, span_between) -> bool:
     return span_between is None or ";" not in span_between.text
 
 
+CARE = frozenset({"Medication", "Procedure", "Test"})
+
+
+# a new statement starts: medspaCy's TERMINATE cues miss it when a scope lies inside the sentence (its
+# tuple_overlaps does not see containment), so the cues that need it say it here
+_NEW_STATEMENT = re.compile(r"\b(?:who|which|but|presented with|presents with|presenting with)\b", re.I)
+
+
+def reach(back: int, commas: bool = False, care_only: bool = False):
+    """An ``on_modifies`` check: the cue reaches back only ``back`` words, within its clause (and not
+    over a comma unless ``commas``) and, with ``care_only``, only to care ("bevacizumab if mutated",
+    "chemo (RAPIDO) discussed"; not "Completed AC x4, discussed next steps", not "nausea if he
+    exerts himself"); forward as far as its scope, up to a new statement ("s/p pacemaker insertion
+    who presented with numbness")."""
+    def check(target, modifier, span_between) -> bool:
+        if span_between is None or target.start >= modifier.end:
+            return same_clause(target, modifier, span_between) and not (
+                span_between is not None and _NEW_STATEMENT.search(span_between.text))
+        return (len(span_between) <= back and (commas or "," not in span_between.text)
+                and (not care_only or target.label_ in CARE) and same_clause(target, modifier, span_between))
+    return check
+
+
+def inside_parenthesis(target, modifier, span_between) -> bool:
+    """A cue inside a parenthesis stays in it: "(2/3 SLN+, no completion ALND) -> ddAC x4" does not
+    negate the chemotherapy; a negation does not cross a "->" of a treatment chronology either."""
+    if span_between is None:
+        return True
+    between = span_between.text
+    if between.count(")") > between.count("("):
+        return False
+    return not ("->" in between or "→" in between)
+
+
+def _both(a, b):
+    return lambda target, modifier, span_between: a(target, modifier, span_between) and b(target, modifier,
+                                                                                         span_between)
+
+
 def with_clause_limit(rule):
-    """The rule, its backward reach stopped at a semicolon (:func:`same_clause`)."""
-    if rule.direction not in ("BACKWARD", "BIDIRECTIONAL") or rule.on_modifies is not None:
+    """The rule, its backward reach stopped at a semicolon (:func:`same_clause`), a negation's reach at
+    a closing parenthesis or an arrow (:func:`inside_parenthesis`)."""
+    if rule.on_modifies is not None:
         return rule
-    rule.on_modifies = same_clause
+    checks = []
+    if rule.direction in ("BACKWARD", "BIDIRECTIONAL"):
+        checks.append(same_clause)
+    if rule.category == "NEGATED_EXISTENCE":
+        checks.append(inside_parenthesis)
+    if checks:
+        rule.on_modifies = checks[0] if len(checks) == 1 else _both(*checks)
     return rule
 
 
@@ -297,7 +382,12 @@ def _only_result_cues(ent, mods) -> bool:
     """Every negation cue reads as the result of this test ("MRI pelvis: no residual tumor", "was
     negative"): it stands after the mention. A cue before it ("records: no HER2-directed therapy")
     negates it."""
-    negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text if m.modifier_span[0] >= ent.end else "<before>"
+    def reads_as_result(m) -> bool:
+        text = ent.doc[m.modifier_span[0]:m.modifier_span[1]].text
+        return m.modifier_span[0] >= ent.end or (m.modifier_span[1] == ent.start and  # "a negative mammogram"
+                                                  text.lower() in ("negative", "normal", "unremarkable"))
+
+    negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text if reads_as_result(m) else "<before>"
                  for m in mods if m.category == "NEGATED_EXISTENCE"]
     return bool(negations) and all(_RESULT_CUES.match(n) for n in negations)
 

@@ -250,8 +250,8 @@ _MET_WORD = r"metastas[ie]s|metastatic\s+(?:disease|deposits?|lesions?)|mets|met
 _MET_SITE_RX = "|".join(f"(?P<m_{k.replace(' ', '_')}>{p})" for k, (p, _) in METASTASIS_SITES.items())
 _METASTASIS = re.compile(
     rf"(?<![A-Za-z])(?:(?:{_MET_SITE_RX})\s+(?:{_MET_WORD})|(?:{_MET_WORD})\s+(?:to|in|involving)\s+(?:the\s+)?"
-    rf"(?:{_MET_SITE_RX.replace('?P<m_', '?P<n_')})|(?P<bare>metastatic\s+disease|distant\s+metastas[ie]s|"
-    rf"metastases|metastasis|carcinomatosis))(?![A-Za-z])", re.I)
+    rf"(?:{_MET_SITE_RX.replace('?P<m_', '?P<n_')})|(?P<bare>(?:distant\s+)?metastatic\s+disease|"
+    rf"distant\s+(?:metastas[ie]s|mets|disease)|metastases|metastasis|carcinomatosis))(?![A-Za-z])", re.I)
 
 
 @dataclass(frozen=True)

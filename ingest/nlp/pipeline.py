@@ -181,6 +181,14 @@ _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|recei
 _LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followed by a colon is a topic label
 
 
+_ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
+
+
+def room_air(text: str, m) -> bool:
+    """"SpO2 95% on RA": room air, a vital sign's condition, not rheumatoid arthritis."""
+    return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
+
+
 def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     """Every mention of one sentence, before assertion. Biomarker and stage statements and composed
     cancers win over the terminology matches they overlap; terminology matches among themselves by
@@ -220,7 +228,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     also += [Found(m.start, m.end, m.kind, m.concepts, priority=m.priority) for m in all_terms
              if m.kind == "Cancer" and any(m.start <= a and b <= m.end and (a, b) != (m.start, m.end)
                                            for a, b in special)]
-    terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)]
+    terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special) and not room_air(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]

@@ -28,7 +28,8 @@ _KEEP_RAW = 1_000_000  # raw text kept in the quarantine record (the file and it
 _TIMESTAMP = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$")
 _DIGITS = re.compile(r"^\d+$")
-_WORDS = re.compile(r"^[A-Za-z0-9\ufffd][A-Za-z0-9\ufffd _/.\-]{0,60}$")  # U+FFFD: a bad byte, reported as such
+# a note type as systems write it ("Medical oncology consult (transfer of care)", "H&P", "Rad Onc: OTV")
+_WORDS = re.compile(r"^[A-Za-z0-9\ufffd][A-Za-z0-9\ufffd _/.,:;&+'#()\-]{0,100}$")  # U+FFFD: a bad byte
 
 
 def is_gzip(path: Path) -> bool:
