@@ -214,3 +214,18 @@ def test_a_deviating_drug_goes_to_the_branch_nearest_the_patients_state():
     ]
     res = assess(spec, paths, build_state("p", facts, D("2025-05-30")), D("2025-05-30"), codes)
     assert [i.step for i in res.items if i.status == "done-not-indicated"] == ["egfr-tki"]
+
+
+def test_a_written_group_with_its_tnm_wins_and_an_equivocal_ihc_yields_to_its_ish():
+    facts = _breast([
+        fact(20, "Stage", "cT2N0", "2024-01-25", values=("cT2N0",),
+             detail={"basis": "clinical", "t": "T2", "n": "N0", "derived_group": "IIA"}),
+        fact(21, "Stage", "cT2 cN3 M0", "2024-01-25", values=("cT2N3M0",),
+             detail={"basis": "clinical", "t": "T2", "n": "N3", "m": "M0", "derived_group": "IIIC"}),
+        fact(22, "Stage", "stage IIIC", "2024-01-25", values=("IIIC",), detail={"basis": "clinical"}),
+        fact(23, "Biomarker", "HER2 IHC 2+", "2024-01-26", values=("HER2=equivocal",)),
+        fact(24, "Biomarker", "FISH not amplified", "2024-01-26", values=("HER2=negative",)),
+    ])
+    st = build_state("p", facts, D("2024-06-01"))
+    assert st.stage.group == "IIIC" and not [i for i in st.issues if i.fact == "stage"]
+    assert st.markers["HER2"].status == "negative"

@@ -108,9 +108,12 @@ def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset(
         kinds = kinds - {"Test", "Procedure"}
     out = [f for f in state.facts if f.kind in kinds and f.id not in skip and _fact_matches(f, codes, cats)]
     if est.biomarkers:
+        # a result counts when the record settles it: statements that conflict on their latest day
+        # ("dMMR/MSI-H -> surveillance; pMMR/MSS -> chemo" as options) are no result
+        settled = {k for k, m in state.markers.items() if m.status != "conflicting"}
         out += [f for f in state.facts if f.kind == "Biomarker" and any(
-            v.split("=", 1)[0] in est.biomarkers and not v.endswith(("=pending", "=not-tested", "=invalid"))
-            for v in f.values)]
+            v.split("=", 1)[0] in est.biomarkers and v.split("=", 1)[0] in settled
+            and not v.endswith(("=pending", "=not-tested", "=invalid")) for v in f.values)]
     if est.stage == "any" or est.stage == "clinical":
         out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") in (None, "clinical")
                 and not any(x.startswith("invalid") for x in f.flags)]

@@ -9,8 +9,8 @@ with basis/TNM parts/percentages, ``flags``): nothing here re-parses text. Rules
   M parts stated apart on one day combine, and the group is derived where the AJCC 8 table of the site
   is unambiguous (M1 is stage IV for every site here); two different groups of the same basis on one
   day are a conflict, reported and unused;
-- biomarkers: the latest result wins; different results on the latest day, or a note flagged as
-  contradicting itself, are a conflict (status "conflicting", unused); HR follows from ER/PR and MSI
+- biomarkers: the latest result wins (an equivocal IHC beside its reflex ISH result on one day yields to
+  it); different results on the latest day, or a note flagged as contradicting itself, are a conflict (status "conflicting", unused); HR follows from ER/PR and MSI
   from MMR (:func:`graphkit.clinical.values.derived_markers`);
 - treatments: one per concept, with their course (started, ongoing, completed, stopped) from the
   latest statement; a cancer drug dated before the first diagnosis is reported.
@@ -124,8 +124,13 @@ def stage_of(facts: list[Fact], site: str | None) -> tuple[StageFact | None, lis
                 t, n, m = tnm.t or t, tnm.n or n, tnm.m or m
                 prefix = tnm.prefix or prefix
         tnm = Tnm(prefix or "", t, n, m) if (t or n or m) else None
+        # a group the clinician wrote is the day's stage when a TNM of that day agrees with it ("cT2N0 / IIA
+        # is superseded: cT2 cN3 M0, stage IIIC" is IIIC); written beside TNM that all say otherwise, a conflict
         derived_groups = {d for g, _, _, d in map(_stage_parts, fs) if d and not g}
-        groups = _most_specific(groups | derived_groups) if groups else groups
+        if groups:
+            stated = _most_specific(groups)
+            agree = any(len(_most_specific({d, g})) == 1 for d in derived_groups for g in stated)
+            groups = stated if agree or not derived_groups else _most_specific(stated | derived_groups)
         if len(groups) > 1:
             issues.append(Issue("conflict", "stage", f"different stage groups stated on {_iso(day)}: "
                                                      f"{', '.join(sorted(groups, key=stage_rank))}; not used",
@@ -173,6 +178,9 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
         usable = [(f, s) for f, s in items if s not in _UNUSABLE] or items
         last_day = max((f.date or dt.date.min) for f, _ in usable)
         latest = [(f, s) for f, s in usable if (f.date or dt.date.min) == last_day]
+        if {s for _, s in latest} - {"equivocal"} and any(s == "equivocal" for _, s in latest):
+            # "HER2 IHC 2+ (equivocal) -> FISH not amplified": the reflex test decides (ASCO/CAP)
+            latest = [(f, s) for f, s in latest if s != "equivocal"]
         statuses = {s for _, s in latest}
         flagged = any(x == f"conflict:{name}" for f, _ in latest for x in f.flags)
         ev = tuple(evidence(f) for f, _ in latest)

@@ -20,7 +20,7 @@ from ingest.link.sources import Concept
 
 SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical"}
 #: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
-PLAN_SECTIONS = {"Plan"}
+PLAN_SECTIONS = {"Plan", "Assessment and Plan"}
 HISTORY_SECTIONS = {"Past Medical History", "Hospital Course"}  # a hospital course is over at discharge
 
 # ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
@@ -124,7 +124,11 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
               for c in ("never started", "never initiated", "never received", "never given", "never ordered",
                         "never administered", "never pursued", "has not started", "have not started",
-                        "not started", "has not picked up", "never picked up")]
+                        "not started", "has not picked up", "never picked up", "has not been started",
+                        "have not been started", "not been started", "not yet started", "has not been given",
+                        "not been given", "never received a dose", "not yet received")]
+    # "HOLD durvalumab start", "hold capecitabine until counts recover": not given now
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("hold", "holding")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
     # systems list is longer than any fixed scope) stay; a graphkit rule for the same phrase replaces it
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6) for c in ("never",)]
@@ -188,10 +192,16 @@ def context_rules():
     # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
               for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
-                        "is recommended to", "next steps:")]
+                        "is recommended to", "next steps:", "rec:", "recs:")]
+    # choices left open ("either upfront lobectomy or neoadjuvant chemo-IO ... are appropriate")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10) for c in ("either",)]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
+              for c in ("are appropriate", "is appropriate", "would be appropriate", "are reasonable",
+                        "is reasonable", "would be reasonable")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2) for c in ("candidate",)]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("planning", "anticipated", "referral placed", "referral", "to be given", "is planned",
-                        "is scheduled", "will follow", "to follow")]
+                        "is scheduled", "will follow", "to follow", "intro", "introduction", "consult", "consultation")]
     # a risk of a disease, or screening for it, is not the disease
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
               for c in ("risk", "risks", "risk assessment", "risk reduction", "screening", "surveillance program",
@@ -201,9 +211,8 @@ def context_rules():
                         "increased risk of", "elevated risk of", "high risk for", "high-risk for")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=2) for c in ("+/-", "+/ -", "with or without")]
     # options weighed, preferences: nothing is given yet
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
-              for c in ("options:", "options are", "options were", "options discussed", "alternatives:",
-                        "choices:", "discussed options")]
+    rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None)
+              for c in ("options:", "options are", "options were", "alternatives:", "choices:", "discussed options")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4) for c in ("vs", "vs.", "versus")]
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
@@ -216,8 +225,10 @@ def context_rules():
               for c in ("rx sent", "rx re-sent", "rx resent", "rx was sent", "script sent", "prescription sent",
                         "e-prescribed", "rx called in")]
     # "Options (1) neoadjuvant ddAC-T ... (2) mastectomy first"; "otherwise mastectomy now": choices, none made
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
-              for c in ("options", "treatment options", "alternatives", "discussed:", "discussion:")]
+    # a category of its own: "vs" and "if" inside the list do not end its reach (same-category cues do)
+    rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None)
+              for c in ("options", "treatment options", "alternatives", "discussed:", "discussion:",
+                        "options discussed:", "options discussed")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
               for c in ("otherwise", "alternatively", "or else", "deciding between", "choosing between")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8)
@@ -352,14 +363,14 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if kind in ("Biomarker", "Stage"):
         if kind == "Biomarker" and _NOT_TESTED.search(ent.sent.text if ent.sent is not None else ent.doc.text):
             return "negated", cue
-        if ent._.is_hypothetical or ent._.is_uncertain or any(
+        if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats or any(
                 ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _DOUBT
                 and 0 <= m.modifier_span[0] - ent.end <= 2 for m in mods):
             return "possible", cue  # "MSI-H unlikely": a guess, not a result
         return "present", cue
     if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)):
         return "negated", cue
-    if ent._.is_hypothetical or ent._.is_uncertain:
+    if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
     weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY
                        for m in mods if m.category == "HISTORICAL")

@@ -184,6 +184,25 @@ _LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followe
 _ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
 
 
+_SERVICE_BEFORE = re.compile(r"(?:\b(?:seen by|per|by|to|with|from|referred to|referral to|ref to|discussed with|"
+                             r"d/w|consulted)\s+)?(?:thoracic|breast|colorectal|general|surgical|plastic|vascular|"
+                             r"cardiac|cardiothoracic|hepatobiliary|HPB|neuro|orthopedic|ortho|GI|oncologic|"
+                             r"transplant|ENT)\s+$", re.I)
+_SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted)\s+\S+\s+$",
+                           re.I)
+_SERVICE_AFTER = re.compile(r"^\s*(?:consult|consultation|clinic|note|f/u|follow-up|team|appt|appointment|visit|"
+                            r"service|input|eval|evaluation|opinion|referral|to see)\b", re.I)
+
+
+def service(text: str, m) -> bool:
+    """"seen by thoracic surgery", "breast surgery consult": a department, not an operation."""
+    if text[m.start:m.end].lower() not in ("surgery", "surgeon", "surgeons"):
+        return False
+    before = text[max(0, m.start - 40):m.start]
+    return bool(_SERVICE_BEFORE.search(before)) and bool(
+        _SERVICE_WORD.search(before) or _SERVICE_AFTER.match(text[m.end:m.end + 25]))
+
+
 def room_air(text: str, m) -> bool:
     """"SpO2 95% on RA": room air, a vital sign's condition, not rheumatoid arthritis."""
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
@@ -228,7 +247,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     also += [Found(m.start, m.end, m.kind, m.concepts, priority=m.priority) for m in all_terms
              if m.kind == "Cancer" and any(m.start <= a and b <= m.end and (a, b) != (m.start, m.end)
                                            for a, b in special)]
-    terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special) and not room_air(text, m)]
+    terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
+             and not room_air(text, m) and not service(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -456,7 +476,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 marker, _, status = v.partition("=")
                 if status not in ("pending", "invalid"):
                     statuses.setdefault(marker, set()).add(status)
-    conflicts = {k for k, v in statuses.items() if len(v) > 1}
+    # an equivocal IHC beside its reflex ISH result is no contradiction: the ISH decides
+    conflicts = {k for k, v in statuses.items() if len(v - {"equivocal"}) > 1}
     # "osimertinib was prescribed ... never started": a treatment the note says was never taken is not
     # given by its bare mentions elsewhere in the same note
     never = {c.code for ms in mentions for m in ms

@@ -35,6 +35,8 @@ CANONICAL = {
     "fam hx": "Family History", "shx": "Social History", "social hx": "Social History",
     "pmhx": "Past Medical History", "pshx": "Past Surgical History", "meds": "Medications",
     "assessment/plan": "Assessment and Plan", "a&p": "Assessment and Plan", "impression/plan": "Assessment and Plan",
+    "consensus": "Plan", "tumor board recommendation": "Plan", "tumor board recommendations": "Plan",
+    "rec": "Plan", "recs": "Plan", "next steps": "Plan",
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
@@ -53,8 +55,10 @@ class Section:
 
 
 def canonical_name(header: str) -> str | None:
+    """The canonical section of a header, also when a remark follows it ("Recommendation - either
+    acceptable:", "Plan (discussed with pt):")."""
     key = re.sub(r"\s+", " ", header.strip().strip(":").lower())
-    return CANONICAL.get(key)
+    return CANONICAL.get(key) or CANONICAL.get(re.split(r"\s+[-–(]", key, maxsplit=1)[0].strip())
 
 
 def _headers(text: str) -> list[tuple[int, int, str]]:
