@@ -85,6 +85,7 @@ class Timing:
     after: str
     min_days: int | None = None
     max_days: int | None = None
+    strict: bool = False  # care dated before the window opens is not this step (a later line of therapy)
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,7 @@ def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> Guideline
     steps, edges = [], []
     for i, s in enumerate(data["steps"]):
         raw = s.get("timing")
-        windows = tuple(Timing(t["after"], t.get("min_days"), t.get("max_days"))
+        windows = tuple(Timing(t["after"], t.get("min_days"), t.get("max_days"), bool(t.get("strict", False)))
                         for t in ([raw] if isinstance(raw, dict) else raw or ()))
         evidence = s.get("evidence") or {}
         steps.append(Step(

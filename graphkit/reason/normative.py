@@ -5,8 +5,9 @@ Step matching is by code (a fact's codes or their is-a ancestors meet the step's
 also by category) and by what a step establishes (a documented biomarker result means the testing step
 was done). Order matters only around surgery: a step before a surgical step on the path must be
 matched by care dated before that surgery (neoadjuvant), a step after it by care dated on or after it
-(adjuvant); other steps may overlap, as concurrent therapies do. A biomarker result counts whenever it
-came (markers are often tested on the resection specimen).
+(adjuvant); other steps may overlap, as concurrent therapies do. A step whose ``strict`` timing window
+opens ``min_days`` after its anchor is not realized by care dated before the window opens. A biomarker
+result counts whenever it came (markers are often tested on the resection specimen).
 
 Per eligible path, each step gets a status:
 
@@ -148,6 +149,7 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             if dated:
                 treated[i] = dated[0]
     out: dict[str, Match] = {}
+    by_id = {f.id: f for fs in candidates.values() for f in fs}
     used: set[str] = set()  # one fact realizes one step of a path (a regimen may realize several)
     for i, sid in enumerate(steps):
         st = spec.step(sid)
@@ -166,11 +168,24 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             facts = [f for f in facts if f.date is None or (
                 (lo is None or f.date >= lo) and
                 (hi is None or f.date < hi or (inclusive and f.date == hi)))]
+        facts = later_line(st, facts, out, by_id)
         if facts:
             dated = [f.date for f in facts if f.date]
             out[sid] = Match(min(dated) if dated else None, tuple(f.id for f in facts))
             used |= {f.id for f in facts if st.kind != "Assessment" and not any(c.startswith("regimen|") for c in f.codes)}
     return out
+
+
+def later_line(step: Step, facts: list[Fact], done: dict[str, Match], by_id: dict[str, Fact]) -> list[Fact]:
+    """The facts that can realize ``step`` under its ``strict`` window: care begun before the window
+    opens, or the anchor's own drugs given on, are the first line continuing ("mFOLFOX6 + bev to C12" is
+    not a second line; panitumumab with C1 is not a later line). O(facts)."""
+    win = _window(step, done)
+    if not (win and win[0].strict and win[0].min_days is not None and win[1].date):
+        return facts
+    floor = win[1].date + dt.timedelta(days=win[0].min_days)
+    first = {by_id[x].codes[0] for x in win[1].facts if x in by_id and by_id[x].codes}
+    return [f for f in facts if (f.date is None or f.date >= floor) and not (f.codes and f.codes[0] in first)]
 
 
 def _window(step: Step, done: dict[str, Match]):
@@ -409,6 +424,12 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     relaxed = [st for st in spec.steps if st not in strict and _reachable(spec, graph, st.id, done)]
     off_path = [st for st in strict + relaxed if st.id not in on_paths and st.kind == "Treatment"]
     fits: dict[str, list[Fact]] = {}
+    matched: dict[str, Match] = {}  # every step the followed paths matched, with its first date
+    for x in matches.values():
+        for sid, m in x.items():
+            if sid not in matched or (m.date and (matched[sid].date is None or m.date < matched[sid].date)):
+                matched[sid] = m
+    by_id = {f.id: f for fs in candidates.values() for f in fs}
     for st in off_path:
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
         if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
@@ -416,6 +437,7 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
                 facts = [f for f in facts if f.date is None or f.date < surgery]
             elif nx.ancestors(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date >= surgery]
+        facts = later_line(st, facts, matched, by_id)
         fits[st.id] = facts
     # a fact goes to the steps that name it most specifically (its own code before its class), then to
     # the branch nearest the patient's state (osimertinib in stage IV EGFR wild-type disease is the
