@@ -200,3 +200,12 @@ def test_care_dated_after_the_note_is_planned(nlp):
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3), note_day=date(2024, 5, 14))
     got = {m.text.split()[0]: m.assertion for row in rows for m in row}
     assert got["mFOLFOX6"] == "planned" and got["Colonoscopy"] == "planned" and got["Letrozole"] == "present"
+
+
+def test_care_in_a_sentence_that_dates_a_course_belongs_to_it(nlp):
+    from datetime import date
+
+    sents = ["Neoadjuvant cis/pem/pembro x4 given 2/22/24-4/26/24 (C3 cis -> carbo for creatinine bump)."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2024, 6, 24))
+    drugs = {m.text.split()[0]: (m.assertion, m.detail.get("end")) for m in row if m.kind == "Medication"}
+    assert drugs["carbo"] == ("historical", "2024-04-26") and drugs["pem"] == ("historical", "2024-04-26")

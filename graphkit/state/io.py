@@ -11,6 +11,17 @@ from graphkit.state.model import Fact, PatientState
 from graphkit.store import GraphStore
 
 
+#: the order a fact's codes are read in: its first code names the concept wherever facts are grouped
+#: (the graph returns them in no fixed order; an ingredient's RxNorm before its ATC or DrugBank ids)
+CODE_ORDER = ("RxNorm", "regimen", "SNOMED-CT", "DOID", "NCIT", "ICD-10-CM", "LOINC", "HPO", "ATC", "DrugBank",
+              "MeSH", "UMLS")
+
+
+def code_rank(code: str) -> tuple[int, str]:
+    system = code.split("|", 1)[0]
+    return (CODE_ORDER.index(system) if system in CODE_ORDER else len(CODE_ORDER), code)
+
+
 def fact_of(row: dict) -> Fact:
     """A query row of ``state.patient_facts`` as a Fact."""
     try:
@@ -19,7 +30,7 @@ def fact_of(row: dict) -> Fact:
         detail = {}
     return Fact(row["id"], row["kind"] or "", row["text"] or "", row["assertion"], parse_date(row["valid_time"]),
                 row.get("value"), tuple(row.get("values") or ()), detail, tuple(row.get("flags") or ()),
-                tuple(row.get("codes") or ()), tuple(row.get("ancestors") or ()), row.get("note"),
+                tuple(sorted(row.get("codes") or (), key=code_rank)), tuple(row.get("ancestors") or ()), row.get("note"),
                 row.get("source"), row.get("context"), row.get("order") or 0)
 
 

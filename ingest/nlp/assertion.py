@@ -376,6 +376,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
                        for m in mods if m.category == "HISTORICAL")
     if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not ent._.is_historical or weak_history):
         return "planned", cue  # "will start letrozole after radiation": the radiation is to come too
+    if ent._.is_historical and weak_history and section in PLAN_SECTIONS and kind in PLANNED_KINDS \
+            and "ONGOING" not in cats:
+        return "planned", cue  # "- whole-breast RT after paclitaxel" in a plan: both are to come
     if ent._.is_historical:
         history_only = all(_HISTORY_WORDS.match(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.strip())
                            for m in mods if m.category == "HISTORICAL")

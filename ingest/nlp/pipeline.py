@@ -522,8 +522,21 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
-        out.append(row)
+        out.append(same_course(row))
     return out
+
+
+def same_course(row: list[Mention]) -> list[Mention]:
+    """"Neoadjuvant cis/pem/pembro x4 given 2/22/24-4/26/24 (C3 cis -> carbo)": care named without a cue
+    or date of its own in a sentence that dates a course as over belongs to that course (historical, with
+    its end). Pure. O(mentions)."""
+    ends = [m.detail["end"] for m in row if m.kind in when.KINDS and m.assertion == "historical" and m.detail.get("end")]
+    if not ends:
+        return row
+    end = max(ends)
+    return [replace(m, assertion="historical", cue=f"dated {end} (same course)", detail={**m.detail, "end": end})
+            if m.kind in when.KINDS and m.assertion == "present" and m.cue is None and not m.detail.get("start")
+            and not m.detail.get("status") else m for m in row]
 
 
 def _site_of_concepts(concepts: tuple[Concept, ...]) -> str | None:
