@@ -44,11 +44,12 @@ _STAGE_TEXT = re.compile(
     r"(?P<group>IV|III|II|I|V|VI|VII|0|[0-9]|zero|one|two|three|four)(?P<sub>[ABCabc])?(?P<digit>[1-3])?"
     r"(?![A-Za-z0-9])", re.I)
 _TNM_TEXT = re.compile(
-    r"(?<![A-Za-z0-9])(?P<prefix>yp|yc|y|p|c|u|r|a)?T(?P<t>is|x|X|mi|\d{1,2}(?:mi|[a-d])?)(?:\([^)]{1,6}\))?"
-    r"(?:[\s,]*(?P<np>yp|p|c|u)?N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?)?"
+    r"(?<![A-Za-z0-9])(?P<prefix>ymr|mr|yp|yc|y|p|c|u|r|a)?T(?P<t>is|x|X|mi|\d{1,2}(?:mi|[a-d])?)(?:\([^)]{1,6}\))?"
+    r"(?:[\s,]*(?P<np>ymr|mr|yp|p|c|u)?N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?)?"
     r"(?:[\s,]*(?P<mp>p|c)?M(?P<m>x|X|\d[a-d]?)(?:\([^)]{1,6}\))?)?(?![A-Za-z0-9])")
-_N_ALONE = re.compile(r"(?<![A-Za-z0-9])(?P<np>yp|p|c)N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?(?![A-Za-z0-9])")
-_VALID_T = re.compile(r"^(is|x|X|0|1mi|1[a-c]?|2[ab]?|3|4[a-d]?)$")
+_N_ALONE = re.compile(r"(?<![A-Za-z0-9])(?P<np>ymr|mr|yp|p|c)N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?(?![A-Za-z0-9])")
+# T3a-d: the rectal MRI sub-stages (extramural depth, ESMO) beside AJCC 8's T categories
+_VALID_T = re.compile(r"^(is|x|X|0|1mi|1[a-c]?|2[ab]?|3[a-d]?|4[a-d]?)$")
 _VALID_N = re.compile(r"^(x|X|0|1mi|1[a-c]?|2[a-c]?|3[a-c]?)$")
 _VALID_M = re.compile(r"^(x|X|0|1[a-d]?)$")
 
@@ -91,8 +92,8 @@ class Tnm:
 
     @property
     def basis(self) -> str | None:
-        return {"c": "clinical", "u": "clinical", "yc": "clinical", "p": "pathological",
-                "yp": "pathological"}.get(self.prefix)
+        return {"c": "clinical", "u": "clinical", "yc": "clinical", "mr": "clinical", "ymr": "clinical",
+                "p": "pathological", "yp": "pathological"}.get(self.prefix)
 
     @property
     def valid(self) -> bool:
@@ -182,7 +183,7 @@ def group_from_tnm(site: str | None, tnm: Tnm) -> str | None:
 # Cheap gates: the costlier finders run only on text that could hold what they look for.
 _MAY_BIOMARKER = re.compile(r"(?-i:ER|PR|HR|HER|EGFR|[KN]-?RAS|RAS|BRAF|MET|ALK|ROS|RET|NTRK|PD|MSI|MSS|MMR|MLH|PMS|MSH|"
                             r"BRCA|TNBC|ERBB)|receptor|triple|microsatellite|mismatch|programmed|deficient|proficient", re.I)
-_MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyura]{0,2})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
+_MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyuram]{0,3})T(?:is|x|X|mi|\d)|(?<![A-Za-z])[cp]?N\d", re.I)
 _STAGE_IS = re.compile(r"\bstage\s+(?:is|was|of)\s+((?:0|IV|III|II|I)[ABC]?\d?)\b")
 
 

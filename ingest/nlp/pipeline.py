@@ -329,6 +329,10 @@ _PROCEDURE_HEADS = re.compile(r"^(?:repair|replacement|transplant(?:ation)?|remo
                               r"release|fusion|ablation|excision|injection|drainage|decompression|biopsy)$", re.I)
 
 
+_SALT = re.compile(r"(?:succinate|tartrate|hydrochloride|HCl|sodium|potassium|calcium|sulfate|citrate|mesylate|"
+                   r"maleate|besylate|fumarate|phosphate|acetate|bromide|magnesium|bitartrate|hyclate)\b", re.I)
+
+
 def _grow(text: str, terms: list[Match]) -> list[Match]:
     """Imaging tests over their body site; procedures over their approach, side and extent — absorbing a
     procedure term written as a modifier ("VATS LLL lobectomy" is one lobectomy) and the condition a
@@ -337,6 +341,10 @@ def _grow(text: str, terms: list[Match]) -> list[Match]:
     merged: list[Match] = []
     for m in terms:
         prev = merged[-1] if merged else None
+        if prev is not None and m.kind == prev.kind == "Medication" and not text[prev.end:m.start].strip() and \
+                _SALT.match(text[m.start:m.end]):
+            merged[-1] = replace(prev, end=m.end)  # "metoprolol succinate": one drug, not "succinate"
+            continue
         if prev is not None and m.kind in ("Procedure", "Test") and prev.kind == "Problem" and \
                 not text[prev.end:m.start].strip() and _PROCEDURE_HEADS.match(text[m.start:m.end]):
             merged[-1] = replace(m, start=prev.start)
@@ -352,6 +360,9 @@ def _grow(text: str, terms: list[Match]) -> list[Match]:
             start = oncology.procedure_start(text, start)
         elif m.kind == "Problem" and any(c.code in _FINDING_CODES for c in m.concepts):
             start, end = oncology.finding_extent(text, start, end)
+        elif m.kind == "Medication":
+            salt = re.match(r"\s+" + _SALT.pattern, text[end:end + 20], re.I)
+            end = end + salt.end() if salt else end
         out.append(replace(m, start=start, end=end) if (start, end) != (m.start, m.end) else m)
     return select_longest(out)
 
