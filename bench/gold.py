@@ -133,7 +133,9 @@ def problems(record: dict, oncology: bool) -> list[str]:
             out.append(f"{where}: {code} is not in the Disease Ontology files")
         if code and not re.match(r"^(DOID:\d+|RXNORM:\d+|regimen:[A-Z0-9\-+/ ]+|SNOMED:\d+|ICD10CM:[A-Z]\d[\dA-Z.]*)$", code):
             out.append(f"{where}: malformed code {code!r}")
-        if oncology and m.get("kind") == "cancer" and not code:
+        if oncology and m.get("kind") == "cancer" and not code and not m.get("no_code_reason") \
+                and not re.search(r"in situ|\bDCIS\b|\bLCIS\b", m.get("text", ""), re.I):
+            # a carcinoma in situ has no term in the Disease Ontology cancer subsets: its code is not scored
             out.append(f"{where}: a cancer needs a DOID code")
     return out
 
