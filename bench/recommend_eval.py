@@ -102,7 +102,7 @@ def first_next(r) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="dev", choices=["dev", "test", "holdout", "holdout2", "all"])
+    ap.add_argument("--split", default="dev", choices=["dev", "test", "holdout", "holdout2", "holdout3", "all"])
     ap.add_argument("--details", action="store_true", help="print every patient's predicted vs expected")
     args = ap.parse_args()
 

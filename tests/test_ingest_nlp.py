@@ -209,3 +209,13 @@ def test_care_in_a_sentence_that_dates_a_course_belongs_to_it(nlp):
     [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2024, 6, 24))
     drugs = {m.text.split()[0]: (m.assertion, m.detail.get("end")) for m in row if m.kind == "Medication"}
     assert drugs["carbo"] == ("historical", "2024-04-26") and drugs["pem"] == ("historical", "2024-04-26")
+
+
+def test_results_after_a_dash_and_a_response_that_is_no_receptor(nlp):
+    values = {v for *_, v in _one(nlp, "NGS: EGFR — no mutation; ALK — no fusion; no mutations in KRAS or BRAF.") if v}
+    assert {"EGFR=wild-type", "ALK=negative", "KRAS=wild-type", "BRAF=wild-type"} <= values
+    assert [k for _, k, _, _ in _one(nlp, "CT chest: nodes decreased, no new lesions — PR.") if k == "Biomarker"] == []
+    # a question, a condition or a visit's reason is not care given
+    assert _one(nlp, "Pt asked about osimertinib because his sister is on it.")[0][2] == "possible"
+    assert _one(nlp, "Reason: PMRT evaluation.")[0][2] == "possible"
+    assert ("dMMR", "Biomarker", "possible", "MMR=deficient") in _one(nlp, "TNT unless dMMR, in which case dostarlimab.")

@@ -272,8 +272,8 @@ _TOKEN = re.compile(
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
-    r"|(?P<prefix>(?:negative|positive)\s+for|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
-    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no)(?=\s|$|[,.;)])"
+    r"|(?P<prefix>(?:negative|positive)\s+for|no\s+(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?)\b))(?=\s|$|[,.;)])"
     r"|(?P<status>"
     rf"{_NOT_TESTED}|{_PENDING}|"
     r"not\s+amplified|non-?amplified|amplified|amplification|"
@@ -566,7 +566,8 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             close = text.find(")", span_end, span_end + 15)
             span_end = close + 1 if close >= 0 else span_end
         adjacent = prefix_end >= 0 and _gap_ok(text, prefix_end, group[0][1])
-        use_prefix = prefix_status if (not ev or adjacent) else None
+        # "no" / "without" reach only the marker right after them ("no new lesions - PR" is a response)
+        use_prefix = prefix_status if adjacent or (not ev and prefix_word not in ("no", "without")) else None
         if use_prefix == "negative" and prefix_word in ("no", "without") and not ev and \
                 _NO_RESULT.match(text[group[-1][2]:group[-1][2] + 40]):
             use_prefix, ev = None, [("status", "not tested")]  # "no EGFR, ALK or ROS1 status yet": no result
@@ -609,7 +610,7 @@ def _prefix_status(tok: str) -> str:
 
 def _gap_ok(text: str, a: int, b: int) -> bool:
     gap = text[a:b]
-    return not gap.strip() or bool(_FILLER.match(gap)) or len(gap.strip()) <= 1 and gap.strip() in ":=()-"
+    return not gap.strip() or bool(_FILLER.match(gap)) or len(gap.strip()) <= 1 and gap.strip() in ":=()-—–"
 
 
 def _continues(tokens, k, n) -> bool:

@@ -127,6 +127,13 @@ def context_rules():
                         "not started", "has not picked up", "never picked up", "has not been started",
                         "have not been started", "not been started", "not yet started", "has not been given",
                         "not been given", "never received a dose", "not yet received")]
+    # medspaCy's "still" ends a negation's reach; "colonoscopy still NOT done" is one cue
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
+              for c in ("still not done", "still not scheduled", "still not completed", "still not started",
+                        "still not performed", "still not given", "still has not been done", "still pending")]
+    # "Surveillance colonoscopy due now - GI order placed": ordered, not done
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
+              for c in ("due now", "is due", "now due", "overdue", "order placed", "orders placed", "is overdue")]
     # "HOLD durvalumab start", "hold capecitabine until counts recover": not given now
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("hold", "holding")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
@@ -199,6 +206,12 @@ def context_rules():
               for c in ("are appropriate", "is appropriate", "would be appropriate", "are reasonable",
                         "is reasonable", "would be reasonable")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2) for c in ("candidate",)]
+    # the reason for a visit is not care given ("Reason: PMRT evaluation", "consult for adjuvant RT")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
+              for c in ("evaluation", "eval", "assessment for")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
+              for c in ("evaluation for", "eval for", "consult for", "consultation for", "reason for referral",
+                        "referred for consideration of", "consideration of")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("planning", "anticipated", "referral placed", "referral", "to be given", "is planned",
                         "is scheduled", "will follow", "to follow", "intro", "introduction", "consult", "consultation")]
@@ -213,7 +226,10 @@ def context_rules():
     # options weighed, preferences: nothing is given yet
     rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None)
               for c in ("options:", "options are", "options were", "alternatives:", "choices:", "discussed options")]
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4) for c in ("vs", "vs.", "versus")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6) for c in ("vs", "vs.", "versus")]
+    # "Standard 1L would be carboplatin + paclitaxel + pembrolizumab": what would be, is not
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
+              for c in ("would be", "could be", "would have been", "would start", "would give")]
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for", "offered")]
@@ -238,8 +254,17 @@ def context_rules():
               for c in ("unlikely", "is unlikely", "less likely", "not favored", "doubtful")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4)
               for c in ("would require", "would need", "would entail", "would have required", "would mean")]
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
               for c in ("prefers", "would prefer", "leaning toward", "leaning towards", "favors", "favours")]
+    # a question about a treatment is not the treatment ("pt asked about osimertinib")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
+              for c in ("asked about", "asks about", "inquired about", "inquires about", "questions about",
+                        "question about", "curious about", "read about", "heard about")]
+    # conditions: "UNLESS dMMR, in which case PD-1 blockade (dostarlimab) would be preferred"
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6) for c in ("unless",)]
+    rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None) for c in ("in which case",)]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
+              for c in ("would be preferred", "would be favored", "would be recommended", "would be used")]
     rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8)
               for c in ("to start", "to begin", "to be started", "to commence", "to be scheduled", "starting next",
                         "due to start")]
@@ -310,14 +335,18 @@ def reach(back: int, commas: bool = False, care_only: bool = False):
 
 
 def inside_parenthesis(target, modifier, span_between) -> bool:
-    """A cue inside a parenthesis stays in it: "(2/3 SLN+, no completion ALND) -> ddAC x4" does not
-    negate the chemotherapy; a negation does not cross a "->" of a treatment chronology either."""
+    """A cue and its care stay on their side of a parenthesis: "(2/3 SLN+, no completion ALND) ->
+    ddAC x4" does not negate the chemotherapy, "(1 yr from resection) - GI order placed" does not plan
+    the resection."""
     if span_between is None:
         return True
     between = span_between.text
-    if between.count(")") > between.count("("):
-        return False
-    return not ("->" in between or "→" in between)
+    return between.count(")") <= between.count("(")  # entering a parenthesis is fine, leaving one is not
+
+
+def no_arrow(target, modifier, span_between) -> bool:
+    """A negation does not cross a "->" of a treatment chronology."""
+    return span_between is None or not ("->" in span_between.text or "→" in span_between.text)
 
 
 def _both(a, b):
@@ -326,17 +355,19 @@ def _both(a, b):
 
 
 def with_clause_limit(rule):
-    """The rule, its backward reach stopped at a semicolon (:func:`same_clause`), a negation's reach at
-    a closing parenthesis or an arrow (:func:`inside_parenthesis`)."""
+    """The rule, its reach kept on its side of a parenthesis (:func:`inside_parenthesis`), its backward
+    reach stopped at a semicolon (:func:`same_clause`), a negation's at an arrow (:func:`no_arrow`)."""
     if rule.on_modifies is not None:
         return rule
-    checks = []
+    checks = [inside_parenthesis]
     if rule.direction in ("BACKWARD", "BIDIRECTIONAL"):
         checks.append(same_clause)
     if rule.category == "NEGATED_EXISTENCE":
-        checks.append(inside_parenthesis)
-    if checks:
-        rule.on_modifies = checks[0] if len(checks) == 1 else _both(*checks)
+        checks.append(no_arrow)
+    check = checks[0]
+    for other in checks[1:]:
+        check = _both(check, other)
+    rule.on_modifies = check
     return rule
 
 
