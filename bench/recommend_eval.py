@@ -3,8 +3,10 @@
 state → eligibility → normative conformance → recommendation (no-LLM mode).
 
 The vignettes (``bench/data/vignettes/*.yaml``, see its README) were written from the guideline
-sources, not from graphkit's output. The split is a seeded hash of the patient id (one third test);
-``--split test`` is to be run once, after tuning on ``dev``.
+sources, not from graphkit's output. In the first set the split is a seeded hash of the patient id
+(one third test, run once after tuning on ``dev``); every sub-folder is a split of its own name
+(``dev/`` joins the dev split; ``holdout/``, ``holdout2/``, ``holdout3/`` are blind sets, each run once
+before any tuning on it). Each run starts from a fresh record of the patients it evaluates.
 
 Metrics (micro over patients unless said):
 
@@ -19,7 +21,8 @@ Metrics (micro over patients unless said):
 - reason_ms_median: state + eligibility + conformance + recommendation text for one patient, the graph
   read excluded (facts are read first, then timed).
 
-Needs a Neo4j (the test server or NEO4J_URI). Usage: python bench/recommend_eval.py [--split dev|test|all]
+Needs a Neo4j (the test server or NEO4J_URI).
+Usage: python bench/recommend_eval.py [--split dev|test|holdout|holdout2|holdout3|all] [--details]
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def split_of(pid: str, seed: int = 15) -> str:
 
 def load_vignettes() -> list[dict]:
     """dev and test (by hash) from the first set; every sub-folder is a split of its own name:
-    ``dev/`` (written by the developers for failure classes, tuned on), ``holdout/`` and ``holdout2/``
+    ``dev/`` (written blind by a separate author for development, tuned on), ``holdout/`` .. ``holdout3/``
     (written later by authors who saw neither graphkit's code nor its output, each evaluated once)."""
     out = []
     for path in sorted(VIGNETTES.glob("*.yaml")) + sorted(VIGNETTES.glob("*/*.yaml")):
