@@ -248,9 +248,11 @@ _MARKER_NAMES = [
     ("HR", r"(?-i:HR)|hormone[- ]receptors?"),
     ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
-    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|:|,|/|or\b|and\b|results?))"),
+    ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|neg\b|pos\b|wt\b|"
+            r"wild|not\s+detected|:|,|/|or\b|and\b|results?|--|—))"),
     ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
-    ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|mutat|:|\+|-|,|/|or\b|and\b))"),
+    ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|neg\b|pos\b|mutat|not\s+detected|:|\+|-|"
+            r",|/|or\b|and\b|—))"),
     ("NTRK", r"(?-i:NTRK(?:[1-3](?:/[1-3])*)?)"),
     ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
     ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)(?:\s+status)?"),
@@ -610,7 +612,8 @@ def _prefix_status(tok: str) -> str:
 
 def _gap_ok(text: str, a: int, b: int) -> bool:
     gap = text[a:b]
-    return not gap.strip() or bool(_FILLER.match(gap)) or len(gap.strip()) <= 1 and gap.strip() in ":=()-—–"
+    return not gap.strip() or bool(_FILLER.match(gap)) or (len(gap.strip()) <= 1 and gap.strip() in ":=()-—–") \
+        or gap.strip() == "--"
 
 
 def _continues(tokens, k, n) -> bool:

@@ -21,6 +21,8 @@ from ingest.link.sources import Concept
 SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical"}
 #: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
 PLAN_SECTIONS = {"Plan", "Assessment and Plan"}
+#: Sections that weigh choices: their treatments and tests are options unless a cue says otherwise.
+OPTION_SECTIONS = {"Discussion", "Options"}
 HISTORY_SECTIONS = {"Past Medical History", "Hospital Course"}  # a hospital course is over at discharge
 
 # ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
@@ -134,6 +136,10 @@ def context_rules():
     # "Surveillance colonoscopy due now - GI order placed": ordered, not done
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("due now", "is due", "now due", "overdue", "order placed", "orders placed", "is overdue")]
+    # "LAR 5/6 cancelled by pt", "CANCELLING 5/6 surgery": booked, then not done
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
+              for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
+                        "no-showed", "no showed")]
     # "HOLD durvalumab start", "hold capecitabine until counts recover": not given now
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("hold", "holding")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
@@ -157,7 +163,13 @@ def context_rules():
               for c in ("when approved", "once approved", "pending approval", "awaiting approval",
                         "pending authorization", "awaiting authorization", "auth submitted", "start when")]
     rules += [ConTextRule(c, "FAMILY", direction="BACKWARD", max_scope=6)
-              for c in ("in family", "in the family", "runs in the family", "in his family", "in her family")]
+              for c in ("in family", "in the family", "runs in the family", "in his family", "in her family",
+                        "in fdr", "in an fdr", "in a fdr", "in first-degree relative", "in a first-degree relative",
+                        "in first degree relative", "in a first degree relative")]
+    # "FDR w/ CRC <60": a first-degree relative's cancer
+    rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6)
+              for c in ("fdr", "fdrs", "first-degree relative", "first degree relative", "1st-degree relative",
+                        "1st degree relative", "first-degree relatives", "family member", "family members")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
                         "were declined", "was deferred", "not an option", "not a candidate",
@@ -256,6 +268,11 @@ def context_rules():
               for c in ("would require", "would need", "would entail", "would have required", "would mean")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
               for c in ("prefers", "would prefer", "leaning toward", "leaning towards", "favors", "favours")]
+    # feasibility and pre-operative clearance are not the operation ("resectable by RUL lobectomy",
+    # "cardiology clearance pending for surgery")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
+              for c in ("resectable by", "amenable to", "feasible", "clearance for", "clearance pending for",
+                        "pending for", "workup for", "work-up for", "preop clearance for")]
     # a question about a treatment is not the treatment ("pt asked about osimertinib")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("asked about", "asks about", "inquired about", "inquires about", "questions about",
@@ -301,7 +318,11 @@ def context_rules():
               for c in ("may use", "could use", "will discuss", "to discuss", "hold for", "hold if")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
               for c in ("counseled re", "counselled re", "risks reviewed", "reviewed risks", "risks including",
-                        "side effects reviewed", "toxicities reviewed", "toxicities include")]
+                        "side effects reviewed", "toxicities reviewed", "toxicities include", "explained that",
+                        "explained the", "explained why", "explained to pt that", "explained to patient that")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
+              for c in ("could be harmful", "may be harmful", "would be harmful", "is contraindicated",
+                        "are contraindicated", "would be contraindicated")]
     return [with_clause_limit(r) for r in rules]
 
 
@@ -420,6 +441,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return ("historical" if kind not in ("Problem", "Cancer") or episodic(concepts) else "present"), None
     if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "planned", cue
+    if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
+        return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 

@@ -190,8 +190,8 @@ _SERVICE_BEFORE = re.compile(r"(?:\b(?:seen by|per|by|to|with|from|referred to|r
                              r"transplant|ENT)\s+$", re.I)
 _SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted)\s+\S+\s+$",
                            re.I)
-_SERVICE_AFTER = re.compile(r"^\s*(?:consult|consultation|clinic|note|f/u|follow-up|team|appt|appointment|visit|"
-                            r"service|input|eval|evaluation|opinion|referral|to see)\b", re.I)
+_SERVICE_AFTER = re.compile(r"^\s*(?::|(?:consult|consultation|clinic|note|f/u|follow-up|team|appt|appointment|visit|"
+                            r"service|input|eval|evaluation|opinion|referral|to see)\b)", re.I)
 
 
 def service(text: str, m) -> bool:
@@ -199,6 +199,7 @@ def service(text: str, m) -> bool:
     if text[m.start:m.end].lower() not in ("surgery", "surgeon", "surgeons"):
         return False
     before = text[max(0, m.start - 40):m.start]
+    # "Thoracic surgery: resectable by RUL lobectomy": the department's opinion
     return bool(_SERVICE_BEFORE.search(before)) and bool(
         _SERVICE_WORD.search(before) or _SERVICE_AFTER.match(text[m.end:m.end + 25]))
 

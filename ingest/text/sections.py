@@ -36,6 +36,8 @@ CANONICAL = {
     "pmhx": "Past Medical History", "pshx": "Past Surgical History", "meds": "Medications",
     "assessment/plan": "Assessment and Plan", "a&p": "Assessment and Plan", "impression/plan": "Assessment and Plan",
     "consensus": "Plan", "tumor board recommendation": "Plan", "tumor board recommendations": "Plan",
+    "discussion": "Discussion", "options": "Options", "treatment options": "Options", "alternatives": "Options",
+    "options discussed": "Options", "options reviewed": "Options", "management options": "Options",
     "rec": "Plan", "recs": "Plan", "next steps": "Plan",
 }
 UNLABELED = "Unlabeled"
