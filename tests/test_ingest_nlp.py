@@ -219,3 +219,12 @@ def test_results_after_a_dash_and_a_response_that_is_no_receptor(nlp):
     assert _one(nlp, "Pt asked about osimertinib because his sister is on it.")[0][2] == "possible"
     assert _one(nlp, "Reason: PMRT evaluation.")[0][2] == "possible"
     assert ("dMMR", "Biomarker", "possible", "MMR=deficient") in _one(nlp, "TNT unless dMMR, in which case dostarlimab.")
+
+
+def test_care_for_another_cancer_is_tagged_with_it(nlp):
+    sents = ["h/o Hodgkin lymphoma 1985 (ABVD + mantle field RT).", "Dx: L breast IDC s/p lumpectomy 3/2024."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    rt = next(m for m in rows[0] if m.text == "RT")
+    idc, lump = (next(m for m in rows[1] if m.text.startswith(t)) for t in ("L breast IDC", "lumpectomy"))
+    assert rt.detail["for_cancer"] == "other" and lump.detail["for_cancer"] == "breast"
+    assert idc.assertion == "present"  # "IDC s/p lumpectomy": the operation is over, not the cancer

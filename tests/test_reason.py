@@ -229,3 +229,12 @@ def test_a_written_group_with_its_tnm_wins_and_an_equivocal_ihc_yields_to_its_is
     st = build_state("p", facts, D("2024-06-01"))
     assert st.stage.group == "IIIC" and not [i for i in st.issues if i.fact == "stage"]
     assert st.markers["HER2"].status == "negative"
+
+
+def test_an_ihc_2_plus_restated_after_its_ish_result_undoes_nothing():
+    facts = _breast([
+        fact(23, "Biomarker", "HER2 IHC 2+", "2024-01-16", values=("HER2=equivocal",)),
+        fact(24, "Biomarker", "FISH not amplified", "2024-01-20", values=("HER2=negative",)),
+        fact(25, "Biomarker", "HER2 2+", "2024-03-01", values=("HER2=equivocal",)),
+    ])
+    assert build_state("p", facts, D("2024-06-01")).markers["HER2"].status == "negative"

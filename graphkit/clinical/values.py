@@ -383,6 +383,9 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
             return "negative", detail, flags
         if ihc == "3":
             return "positive", detail, flags
+        if ihc == "2" and (neg or pos) and "equivocal" not in word:
+            # "HER2-NEGATIVE (IHC 2+ / ISH-)": the written final status, the IHC score beside it
+            return ("negative" if neg else "positive"), detail, flags
         if ihc == "2" or "equivocal" in word or "indeterminate" in word or "borderline" in word:
             return "equivocal", detail, flags
         if ihc in ("0", "1"):

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from graphkit.guidelines.paths import GuidelinePath, step_graph
+from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.treatments import is_cancer_treatment
 from graphkit.guidelines.spec import GuidelineSpec, Step
 from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of
@@ -98,12 +99,16 @@ def restatements(facts: list[Fact]) -> set[str]:
     return out
 
 
-def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset()) -> list[Fact]:
+def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset(),
+                    site: str | None = None) -> list[Fact]:
     """Own facts (up to the state's date) that could realize ``step``, oldest first; ``skip``: fact ids
-    to leave out (restatements)."""
+    to leave out (restatements); ``site``: the guideline's site group — care the notes give to another
+    cancer ("seminoma 2008 -> carboplatin") is left out."""
     codes, cats = _code_keys(step)
     kinds = REALIZERS.get(step.kind, frozenset())
     est = step.establishes
+    if site:
+        skip = set(skip) | {f.id for f in state.facts if f.detail.get("for_cancer") not in (None, site)}
     if est.biomarkers:
         # a testing step is done when a result is documented: "NGS sent" or "PD-L1 pending" is not a result
         kinds = kinds - {"Test", "Procedure"}
@@ -311,7 +316,8 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         res.reason = f"no own, present cancer that {spec.id} covers is recorded"
         return res
     skip = restatements(state.facts)
-    candidates = {s.id: step_candidates(s, state, skip) for s in spec.steps}
+    site = site_group(site_of(tuple(condition_codes)))
+    candidates = {s.id: step_candidates(s, state, skip, site) for s in spec.steps}
     scope = evaluate_condition(spec.applies_when, state, {})
     if any(c.verdict == VIOLATED for c in scope):
         bad = next(c for c in scope if c.verdict == VIOLATED)

@@ -9,8 +9,8 @@ with basis/TNM parts/percentages, ``flags``): nothing here re-parses text. Rules
   M parts stated apart on one day combine, and the group is derived where the AJCC 8 table of the site
   is unambiguous (M1 is stage IV for every site here); two different groups of the same basis on one
   day are a conflict, reported and unused;
-- biomarkers: the latest result wins (an equivocal IHC beside its reflex ISH result on one day yields to
-  it); different results on the latest day, or a note flagged as contradicting itself, are a conflict (status "conflicting", unused); HR follows from ER/PR and MSI
+- biomarkers: the latest result wins (an equivocal IHC yields to its reflex ISH result, the same day or
+  restated later); different results on the latest day, or a note flagged as contradicting itself, are a conflict (status "conflicting", unused); HR follows from ER/PR and MSI
   from MMR (:func:`graphkit.clinical.values.derived_markers`);
 - treatments: one per concept, with their course (started, ongoing, completed, stopped) from the
   latest statement; a cancer drug dated before the first diagnosis is reported.
@@ -181,6 +181,12 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
         if {s for _, s in latest} - {"equivocal"} and any(s == "equivocal" for _, s in latest):
             # "HER2 IHC 2+ (equivocal) -> FISH not amplified": the reflex test decides (ASCO/CAP)
             latest = [(f, s) for f, s in latest if s != "equivocal"]
+        settled = [(f, s) for f, s in usable if s != "equivocal"]
+        if {s for _, s in latest} == {"equivocal"} and settled:
+            # an IHC 2+ restated after its ISH result ("ER+/PR+, HER2 2+" in a later note) undoes nothing
+            last_settled = max((f.date or dt.date.min) for f, _ in settled)
+            latest = [(f, s) for f, s in settled if (f.date or dt.date.min) == last_settled]
+            last_day = last_settled
         statuses = {s for _, s in latest}
         flagged = any(x == f"conflict:{name}" for f, _ in latest for x in f.flags)
         ev = tuple(evidence(f) for f, _ in latest)

@@ -98,7 +98,8 @@ def context_rules():
             "stopped", "off of"]
     rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
     # "s/p L mastectomy + ALND, AC-T and PMRT": the whole list of what was done
-    rules += [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=12, on_modifies=reach(3, commas=True))
+    rules += [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=12,
+                          on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
@@ -136,6 +137,15 @@ def context_rules():
     # "Surveillance colonoscopy due now - GI order placed": ordered, not done
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("due now", "is due", "now due", "overdue", "order placed", "orders placed", "is overdue")]
+    # "(SBRT had been an alternative pre-op; not given)"
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4)
+              for c in ("had been an alternative", "was an alternative", "an alternative", "alternative")]
+    # "the PET-CT ordered on 6/16 was denied by her insurer"
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
+              for c in ("was denied", "were denied", "denied by", "not approved", "not authorized",
+                        "was not approved", "was not authorized")]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
+              for c in ("suggest", "suggested", "suggests", "advise", "advised")]
     # "LAR 5/6 cancelled by pt", "CANCELLING 5/6 surgery": booked, then not done
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
@@ -340,18 +350,20 @@ CARE = frozenset({"Medication", "Procedure", "Test"})
 _NEW_STATEMENT = re.compile(r"\b(?:who|which|but|presented with|presents with|presenting with)\b", re.I)
 
 
-def reach(back: int, commas: bool = False, care_only: bool = False):
+def reach(back: int, commas: bool = False, care_only: bool = False, not_back: tuple[str, ...] = ()):
     """An ``on_modifies`` check: the cue reaches back only ``back`` words, within its clause (and not
     over a comma unless ``commas``) and, with ``care_only``, only to care ("bevacizumab if mutated",
     "chemo (RAPIDO) discussed"; not "Completed AC x4, discussed next steps", not "nausea if he
-    exerts himself"); forward as far as its scope, up to a new statement ("s/p pacemaker insertion
-    who presented with numbness")."""
+    exerts himself"); ``not_back``: labels it never reaches back to ("IDC s/p lumpectomy": the cancer is
+    not over); forward as far as its scope, up to a new statement ("s/p pacemaker insertion who
+    presented with numbness")."""
     def check(target, modifier, span_between) -> bool:
         if span_between is None or target.start >= modifier.end:
             return same_clause(target, modifier, span_between) and not (
                 span_between is not None and _NEW_STATEMENT.search(span_between.text))
         return (len(span_between) <= back and (commas or "," not in span_between.text)
-                and (not care_only or target.label_ in CARE) and same_clause(target, modifier, span_between))
+                and (not care_only or target.label_ in CARE) and target.label_ not in not_back
+                and same_clause(target, modifier, span_between))
     return check
 
 

@@ -534,8 +534,34 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
-        out.append(same_course(row))
+        out.append(for_cancer(same_course(row)))
     return out
+
+
+_NEOPLASM = "HPO|HP:0002664"
+
+
+def for_cancer(row: list[Mention]) -> list[Mention]:
+    """"PMH: testicular seminoma 2008 -> orchiectomy + carboplatin": care in a sentence that names one
+    own cancer (and no other) is care for that cancer's site group (``detail.for_cancer``: breast | lung |
+    colorectal | other), so a guideline for another cancer does not count it. Pure. O(mentions)."""
+    from graphkit.clinical.sites import site_group, site_of
+    from ingest.link.hierarchy import ancestors
+
+    groups = set()
+    for m in row:
+        if m.kind not in ("Cancer", "Problem") or m.assertion not in ("present", "historical"):
+            continue
+        keys = [f"{c.system}|{c.code}" for c in m.concepts]
+        keys += [f"{a.system}|{a.code}" for c in m.concepts[:3] for a in ancestors(c.system, c.code)]
+        if m.kind == "Problem" and _NEOPLASM not in keys:
+            continue  # a neoplasm the phenotype ontology names ("testicular seminoma") counts, other problems not
+        group = site_group(m.detail.get("site") or site_of(tuple(keys), (), m.text))
+        groups.add(group or ("other" if m.concepts else None))
+    if len(groups) != 1 or None in groups:
+        return row
+    group = groups.pop()
+    return [replace(m, detail={**m.detail, "for_cancer": group}) if m.kind in when.KINDS else m for m in row]
 
 
 def same_course(row: list[Mention]) -> list[Mention]:
