@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.treatments import is_cancer_treatment
+from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.guidelines.spec import GuidelineSpec, Step
 from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of
 from graphkit.reason.model import UNKNOWN, VIOLATED, CareItem, Check, GuidelineAssessment, MissingInfo, PathVerdict
@@ -99,16 +99,18 @@ def restatements(facts: list[Fact]) -> set[str]:
     return out
 
 
-def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset(),
-                    site: str | None = None) -> list[Fact]:
+def other_cancer_care(facts: list[Fact], site: str | None) -> set[str]:
+    """Ids of care the notes give to a cancer outside the guideline's site group ("seminoma 2008 ->
+    carboplatin", ``detail.for_cancer``). O(n)."""
+    return {f.id for f in facts if f.detail.get("for_cancer") not in (None, site)} if site else set()
+
+
+def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset()) -> list[Fact]:
     """Own facts (up to the state's date) that could realize ``step``, oldest first; ``skip``: fact ids
-    to leave out (restatements); ``site``: the guideline's site group — care the notes give to another
-    cancer ("seminoma 2008 -> carboplatin") is left out."""
+    to leave out (restatements, care for another cancer)."""
     codes, cats = _code_keys(step)
     kinds = REALIZERS.get(step.kind, frozenset())
     est = step.establishes
-    if site:
-        skip = set(skip) | {f.id for f in state.facts if f.detail.get("for_cancer") not in (None, site)}
     if est.biomarkers:
         # a testing step is done when a result is documented: "NGS sent" or "PD-L1 pending" is not a result
         kinds = kinds - {"Test", "Procedure"}
@@ -315,9 +317,8 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     if not res.matched_cancer:
         res.reason = f"no own, present cancer that {spec.id} covers is recorded"
         return res
-    skip = restatements(state.facts)
-    site = site_group(site_of(tuple(condition_codes)))
-    candidates = {s.id: step_candidates(s, state, skip, site) for s in spec.steps}
+    skip = restatements(state.facts) | other_cancer_care(state.facts, site_group(site_of(tuple(condition_codes))))
+    candidates = {s.id: step_candidates(s, state, skip) for s in spec.steps}
     scope = evaluate_condition(spec.applies_when, state, {})
     if any(c.verdict == VIOLATED for c in scope):
         bad = next(c for c in scope if c.verdict == VIOLATED)

@@ -9,9 +9,10 @@ with basis/TNM parts/percentages, ``flags``): nothing here re-parses text. Rules
   M parts stated apart on one day combine, and the group is derived where the AJCC 8 table of the site
   is unambiguous (M1 is stage IV for every site here); two different groups of the same basis on one
   day are a conflict, reported and unused;
-- biomarkers: the latest result wins (an equivocal IHC yields to its reflex ISH result, the same day or
-  restated later); different results on the latest day, or a note flagged as contradicting itself, are a conflict (status "conflicting", unused); HR follows from ER/PR and MSI
-  from MMR (:func:`graphkit.clinical.values.derived_markers`);
+- biomarkers: the latest result wins (an equivocal IHC yields to a definite result, its reflex ISH);
+  different results on the latest day, or a note flagged as contradicting itself, are a conflict
+  (status "conflicting", unused); HR follows from ER/PR and MSI from MMR
+  (:func:`graphkit.clinical.values.derived_markers`);
 - treatments: one per concept, with their course (started, ongoing, completed, stopped) from the
   latest statement; a cancer drug dated before the first diagnosis is reported.
 """
@@ -176,17 +177,11 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
     issues: list[Issue] = []
     for name, items in by_marker.items():
         usable = [(f, s) for f, s in items if s not in _UNUSABLE] or items
+        # an equivocal IHC counts only while no definite result exists: the reflex ISH decides (ASCO/CAP),
+        # beside it or before an IHC 2+ restated later
+        usable = [(f, s) for f, s in usable if s != "equivocal"] or usable
         last_day = max((f.date or dt.date.min) for f, _ in usable)
         latest = [(f, s) for f, s in usable if (f.date or dt.date.min) == last_day]
-        if {s for _, s in latest} - {"equivocal"} and any(s == "equivocal" for _, s in latest):
-            # "HER2 IHC 2+ (equivocal) -> FISH not amplified": the reflex test decides (ASCO/CAP)
-            latest = [(f, s) for f, s in latest if s != "equivocal"]
-        settled = [(f, s) for f, s in usable if s != "equivocal"]
-        if {s for _, s in latest} == {"equivocal"} and settled:
-            # an IHC 2+ restated after its ISH result ("ER+/PR+, HER2 2+" in a later note) undoes nothing
-            last_settled = max((f.date or dt.date.min) for f, _ in settled)
-            latest = [(f, s) for f, s in settled if (f.date or dt.date.min) == last_settled]
-            last_day = last_settled
         statuses = {s for _, s in latest}
         flagged = any(x == f"conflict:{name}" for f, _ in latest for x in f.flags)
         ev = tuple(evidence(f) for f, _ in latest)

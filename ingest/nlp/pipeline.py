@@ -29,9 +29,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.values import (
     STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
     may_hold_biomarker, may_hold_stage)
+from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
 from ingest.nlp.assertion import PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
@@ -184,10 +186,9 @@ _LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followe
 _ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
 
 
-_SERVICE_BEFORE = re.compile(r"(?:\b(?:seen by|per|by|to|with|from|referred to|referral to|ref to|discussed with|"
-                             r"d/w|consulted)\s+)?(?:thoracic|breast|colorectal|general|surgical|plastic|vascular|"
-                             r"cardiac|cardiothoracic|hepatobiliary|HPB|neuro|orthopedic|ortho|GI|oncologic|"
-                             r"transplant|ENT)\s+$", re.I)
+_SERVICE_BEFORE = re.compile(r"\b(?:thoracic|breast|colorectal|general|surgical|plastic|vascular|cardiac|"
+                             r"cardiothoracic|hepatobiliary|HPB|neuro|orthopedic|ortho|GI|oncologic|transplant|ENT)\s+$",
+                             re.I)
 _SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted)\s+\S+\s+$",
                            re.I)
 _SERVICE_AFTER = re.compile(r"^\s*(?::|(?:consult|consultation|clinic|note|f/u|follow-up|team|appt|appointment|visit|"
@@ -342,10 +343,6 @@ def _grow(text: str, terms: list[Match]) -> list[Match]:
     merged: list[Match] = []
     for m in terms:
         prev = merged[-1] if merged else None
-        if prev is not None and m.kind == prev.kind == "Medication" and not text[prev.end:m.start].strip() and \
-                _SALT.match(text[m.start:m.end]):
-            merged[-1] = replace(prev, end=m.end)  # "metoprolol succinate": one drug, not "succinate"
-            continue
         if prev is not None and m.kind in ("Procedure", "Test") and prev.kind == "Problem" and \
                 not text[prev.end:m.start].strip() and _PROCEDURE_HEADS.match(text[m.start:m.end]):
             merged[-1] = replace(m, start=prev.start)
@@ -361,7 +358,7 @@ def _grow(text: str, terms: list[Match]) -> list[Match]:
             start = oncology.procedure_start(text, start)
         elif m.kind == "Problem" and any(c.code in _FINDING_CODES for c in m.concepts):
             start, end = oncology.finding_extent(text, start, end)
-        elif m.kind == "Medication":
+        elif m.kind == "Medication":  # "metoprolol succinate": one drug (longer than "succinate" alone)
             salt = re.match(r"\s+" + _SALT.pattern, text[end:end + 20], re.I)
             end = end + salt.end() if salt else end
         out.append(replace(m, start=start, end=end) if (start, end) != (m.start, m.end) else m)
@@ -545,9 +542,6 @@ def for_cancer(row: list[Mention]) -> list[Mention]:
     """"PMH: testicular seminoma 2008 -> orchiectomy + carboplatin": care in a sentence that names one
     own cancer (and no other) is care for that cancer's site group (``detail.for_cancer``: breast | lung |
     colorectal | other), so a guideline for another cancer does not count it. Pure. O(mentions)."""
-    from graphkit.clinical.sites import site_group, site_of
-    from ingest.link.hierarchy import ancestors
-
     groups = set()
     for m in row:
         if m.kind not in ("Cancer", "Problem") or m.assertion not in ("present", "historical"):

@@ -58,18 +58,23 @@ def period_end(text: str) -> date | None:
         return None  # 2/30/2024, month 13: not a date
 
 
+def _clause_dates(text: str, end: int, note_day: date | datetime):
+    """(the note's day, the first "until"/"completed"/later-cycle date, the first date) of the clause
+    right after a mention ending at ``end``. O(WINDOW)."""
+    day = note_day.date() if isinstance(note_day, datetime) else note_day
+    after = text[end:end + WINDOW]
+    stop = _CLAUSE_END.search(after)
+    after = after[:stop.start()] if stop else after
+    return day, _UNTIL.search(after), _DATED.search(after)
+
+
 def over_before(text: str, end: int, note_day: date | datetime | None, single_date: bool = True) -> date | None:
     """The date, written in the clause right after a mention ending at ``end``, on which it was over, when
     that is before ``note_day``; else None. A single date (not a period's end, not "until" / "completed"
     X) counts only with ``single_date``. O(WINDOW)."""
     if note_day is None:
         return None
-    day = note_day.date() if isinstance(note_day, datetime) else note_day
-    after = text[end:end + WINDOW]
-    stop = _CLAUSE_END.search(after)
-    after = after[:stop.start()] if stop else after
-    until = _UNTIL.search(after)
-    m = _DATED.search(after)
+    day, until, m = _clause_dates(text, end, note_day)
     if until and (m is None or until.start() <= m.start() + len(m.group("lead") or "")):
         over = period_end(until.group("b"))
     elif m is None or m.group("lead"):
@@ -100,12 +105,7 @@ def starts_after(text: str, end: int, note_day: date | datetime | None) -> date 
     in the future is scheduled, not given. None otherwise. O(WINDOW)."""
     if note_day is None:
         return None
-    day = note_day.date() if isinstance(note_day, datetime) else note_day
-    after = text[end:end + WINDOW]
-    stop = _CLAUSE_END.search(after)
-    after = after[:stop.start()] if stop else after
-    until = _UNTIL.search(after)
-    m = _DATED.search(after)
+    day, until, m = _clause_dates(text, end, note_day)
     if m is None or (until and until.start() <= m.start()):
         return None
     lead = (m.group("lead") or "").strip().lower()
