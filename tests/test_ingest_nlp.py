@@ -228,3 +228,50 @@ def test_care_for_another_cancer_is_tagged_with_it(nlp):
     idc, lump = (next(m for m in rows[1] if m.text.startswith(t)) for t in ("L breast IDC", "lumpectomy"))
     assert rt.detail["for_cancer"] == "other" and lump.detail["for_cancer"] == "breast"
     assert idc.assertion == "present"  # "IDC s/p lumpectomy": the operation is over, not the cancer
+
+
+def test_a_cancer_treated_years_ago_with_no_disease_now_is_history_and_a_current_one_is_not(nlp):
+    from datetime import date
+
+    sents = ["PMH: L breast DCIS 2015 s/p lumpectomy + RT, tamoxifen x5 yr (completed 2020).",
+             "s/p RLL lobectomy 8/2024 for stage IA lung adenocarcinoma, NED.",
+             "IDC dx 2018 s/p lumpectomy, on anastrozole."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3), note_day=date(2025, 2, 24))
+    cancers = {m.text: m for row in rows for m in row if m.kind == "Cancer"}
+    assert "past-cancer" in cancers["L breast DCIS"].flags
+    assert "past-cancer" not in cancers["lung adenocarcinoma"].flags  # treated months ago: this episode
+    assert "past-cancer" not in cancers["IDC"].flags  # its care goes on
+
+
+def test_a_diagnosis_ruled_out_after_it_is_named_and_a_nondiagnostic_biopsy(nlp):
+    assert ("Lung cancer", "Cancer", "negated", None) in _one(nlp, "RUL histoplasmoma. Lung cancer ruled out - no NSCLC.")
+    assert ("malignancy", "Cancer", "possible", None) in _one(nlp, "Biopsy was nondiagnostic for malignancy.")
+    assert _one(nlp, "Stage IIIA NSCLC, N2 disease not excluded, plan EBUS.")[1][2] == "present"
+
+
+def test_marker_lists_past_a_variant_and_results_that_are_no_result(nlp):
+    got = {v for *_, v in _one(nlp, "Guardant360: NO EGFR, ALK, ROS1, BRAF, MET ex14, RET, NTRK, KRAS alterations "
+                                    "detected.") if v}
+    assert {"RET=negative", "NTRK=negative", "KRAS=wild-type", "MET=wild-type"} <= got
+    assert _one(nlp, "PD-L1 22C3: QNS.") == [("PD-L1 22C3: QNS", "Biomarker", "present", "PD-L1=not-tested")]
+    # "+" between two words is "and": no result, and "PD" of "PD-L1" is no problem of its own
+    assert _one(nlp, "Core bx of pleural nodule for PD-L1 + tissue NGS.")[-1][1] != "Biomarker"
+    assert not [m for m in _one(nlp, "PD-L1 (22C3) attempted - insufficient tumor cells.") if m[1] == "Problem"
+                and m[0] == "PD"]
+
+
+def test_day_first_dates_and_a_regimen_read_as_one(nlp):
+    from datetime import date
+
+    sents = ["Specimen received 29/08/2024.", "R WLE + SLNB 08/10/2024 (pT1c pN0) -> weekly paclitaxel x12."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2024, 11, 12))
+    wle = next(m for m in rows[1] if m.text.endswith("WLE"))
+    assert wle.assertion == "historical" and wle.detail["end"] == "2024-10-08"  # 8 October, not 10 August
+    drugs = [m[2] for m in _one(nlp, "If PD-L1 <50%: carbo/pem/pembro.") if m[1] == "Medication"]
+    assert drugs == ["possible"] * 3
+
+
+def test_progression_named_as_a_time_or_a_risk_is_no_finding(nlp):
+    assert _one(nlp, "Repeat liquid bx at progression.")[-1][2] == "possible"
+    assert _one(nlp, "High risk of recurrence.")[0][2] == "possible"
+    assert ("PROGRESSION", "Problem", "present", None) in _one(nlp, "3 new liver lesions => PROGRESSION.")

@@ -238,3 +238,61 @@ def test_an_ihc_2_plus_restated_after_its_ish_result_undoes_nothing():
         fact(25, "Biomarker", "HER2 2+", "2024-03-01", values=("HER2=equivocal",)),
     ])
     assert build_state("p", facts, D("2024-06-01")).markers["HER2"].status == "negative"
+
+
+def test_a_past_cancer_makes_no_guideline_apply_and_a_current_one_does():
+    spec, paths, codes = _spec("breast-early")
+    past = [f if f.kind != "Cancer" else Fact(f.id, f.kind, f.text, "historical", f.date, None, (), f.detail,
+                                                ("past-cancer",), f.codes, f.ancestors, order=f.order)
+            for f in _breast()]
+    assert not assess(spec, paths, build_state("p", past, D("2025-06-01")), D("2025-06-01"), codes).applies
+    assert assess(spec, paths, build_state("p", _breast(), D("2025-06-01")), D("2025-06-01"), codes).applies
+
+
+def _egfr_stage_iv(extra=()):
+    adeno = ("DOID|DOID:3910",)
+    up = ("DOID|DOID:3908", "DOID|DOID:1324", "DOID|DOID:162")
+    osi = dict(codes=("RxNorm|1721560",), ancestors=("ATC|L01EB04", "ATC|L01EB", "ATC|L01E", "ATC|L01"))
+    return [
+        fact(1, "Test", "CT chest", "2024-02-06", codes=("SNOMED-CT|77477000",)),
+        fact(2, "Cancer", "lung adenocarcinoma", "2024-02-13", codes=adeno, ancestors=up, detail={"site": "lung"}),
+        fact(3, "Test", "PET-CT", "2024-02-20", codes=("SNOMED-CT|450436003",)),
+        fact(4, "Biomarker", "EGFR L858R", "2024-02-27", values=("EGFR=mutated",)),
+        fact(5, "Biomarker", "ALK negative", "2024-02-27", values=("ALK=negative", "ROS1=negative")),
+        fact(6, "Stage", "cT2aN2M1c", "2024-02-29", values=("IVB",), detail={"basis": "clinical", "site": "lung"}),
+        fact(7, "Medication", "osimertinib 80 mg daily", "2024-03-04", **osi),
+        fact(8, "Test", "CT CAP", "2024-05-06", codes=("SNOMED-CT|77477000",)),
+        *extra,
+    ]
+
+
+def test_progression_on_first_line_therapy_makes_the_next_line_the_next_step():
+    spec, paths, codes = _spec("nsclc")
+    stable = assess(spec, paths, build_state("p", _egfr_stage_iv(), D("2025-05-12")), D("2025-05-12"), codes)
+    assert "subsequent-line-therapy" not in [i.step for i in stable.items if i.status in ("due", "option")]
+    moved = _egfr_stage_iv([fact(9, "Problem", "PROGRESSION", "2025-05-06",
+                                 codes=("graphkit-problem|disease-progression",))])
+    res = assess(spec, paths, build_state("p", moved, D("2025-05-12")), D("2025-05-12"), codes)
+    assert [i.step for i in res.items if i.status in ("due", "option")] == ["subsequent-line-therapy"]
+
+
+def test_a_therapy_class_named_beside_the_drugs_of_a_done_step_is_that_course_retold():
+    spec, paths, codes = _spec("nsclc")
+    sq = ("DOID|DOID:3907",)
+    up = ("DOID|DOID:3908", "DOID|DOID:1324", "DOID|DOID:162")
+    facts = [
+        fact(1, "Test", "CT chest", "2024-11-08", codes=("SNOMED-CT|77477000",)),
+        fact(2, "Cancer", "squamous cell carcinoma of lung", "2024-11-22", codes=sq, ancestors=up,
+             detail={"site": "lung"}),
+        fact(3, "Stage", "cT3N3M0", "2024-11-22", values=("IIIC",), detail={"basis": "clinical", "site": "lung"}),
+        fact(4, "Biomarker", "PD-L1 15%", "2024-12-05", values=("PD-L1=low",)),
+        Fact("n3:s0:t1:m10", "Medication", "carbo", "historical", D("2025-03-04"), None, (), {}, (),
+             ("RxNorm|40048",), ("ATC|L01XA02", "ATC|L01XA", "ATC|L01"), order=5),
+        Fact("n3:s0:t1:m20", "Procedure", "RT", "historical", D("2025-03-04"), None, (), {}, (),
+             ("SNOMED-CT|33195004",), (), order=6),
+        Fact("n3:s0:t1:m40", "Procedure", "chemo", "present", D("2025-03-04"), None, (), {}, (),
+             ("SNOMED-CT|367336001",), (), order=7),
+    ]
+    res = assess(spec, paths, build_state("p", facts, D("2025-04-28")), D("2025-04-28"), codes)
+    assert "concurrent-chemoradiation" in [i.step for i in res.items if i.status == "done"]
+    assert "subsequent-line-therapy" not in [i.step for i in res.items if i.status == "done-not-indicated"]

@@ -31,6 +31,15 @@ CANCER_PROCEDURES = {
 }
 
 
+#: Procedures that name a class of systemic therapy, not a drug ("chemo", "immunotherapy").
+SYSTEMIC_CLASSES = frozenset({"367336001", "76334006", "169413002"})
+
+
+def is_systemic_class(codes: tuple[str, ...]) -> bool:
+    """Is this care only a systemic-therapy class ("wk 4 chemo held"), no drug of its own? O(codes)."""
+    return bool(codes) and all(c.startswith("SNOMED-CT|") and c.split("|", 1)[1] in SYSTEMIC_CLASSES for c in codes)
+
+
 def is_cancer_treatment(kind: str, codes: tuple[str, ...], ancestors: tuple[str, ...] = ()) -> bool:
     """A medication of an antineoplastic/endocrine class or regimen, or a cancer-treating procedure."""
     keys = tuple(codes) + tuple(ancestors)

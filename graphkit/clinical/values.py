@@ -187,6 +187,14 @@ _MAY_STAGE = re.compile(r"stage|stg|(?<![A-Za-z])(?:[cpyuram]{0,3})T(?:is|x|X|mi
 _STAGE_IS = re.compile(r"\bstage\s+(?:is|was|of)\s+((?:0|IV|III|II|I)[ABC]?\d?)\b")
 
 
+def marker_name_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names a biomarker, result or not ("PD-L1 attempted"): a shorter term inside such a
+    name ("PD" of "PD-L1") is no mention of its own. O(len(text))."""
+    if not may_hold_biomarker(text):
+        return []
+    return [(m.start(), m.end()) for m in _TOKEN.finditer(text) if (m.lastgroup or "").startswith("M_")]
+
+
 def may_hold_biomarker(text: str) -> bool:
     """False only when ``text`` cannot hold a biomarker statement (a gate before :func:`find_biomarkers`)."""
     return _MAY_BIOMARKER.search(text) is not None
@@ -264,7 +272,8 @@ _MARKER_NAMES = [
 ]
 _NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:\w+\s+){0,2}?(?:status|results?|testing|data|report)\b", re.I)
 _PENDING = r"unknown|not\s+(?:yet\s+)?(?:available|resulted|known|back)|awaited|awaiting|pending|to\s+follow|sent|requested|ordered|will\s+be\s+(?:issued|reported|sent)|in\s+process|awaited"
-_NOT_TESTED = r"not\s+(?:performed|done|tested|sent|assessed|evaluated)"
+_NOT_TESTED = (r"not\s+(?:performed|done|tested|sent|assessed|evaluated|reportable|evaluable)|unevaluable|insufficient|"
+               r"qns|quantity\s+not\s+sufficient|inadequate|failed")
 _TOKEN = re.compile(
     "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
     r"|(?P<pct><\s?1\s?%|\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%)"
@@ -287,13 +296,14 @@ _TOKEN = re.compile(
     r"unstable|stable|high|low|"
     r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
     r"equivocal|indeterminate|borderline|"
-    r"\(\s*[+\-−]\s*\)|\+{1,3}|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
+    r"\(\s*[+\-−]\s*\)|(?<!\s)\+{1,3}|\+{1,3}(?!\s+(?-i:[a-z]))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|\.(?:\s|$)|:|\bwith\b|\bbut\b)",
     re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
-                     r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|"
+                     r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
+                     r"attempted|[-–—:]|ex(?:on)?\s?\d{1,2}|"
                      r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+)+$", re.I)
 #: a marker naming a drug class ("HER2-directed therapy", "no EGFR TKI", "without HER2 blockade"), not a result
 _DRUG_CLASS_AFTER = re.compile(r"\s*[-‐]?\s*(?:directed|targeted|targeting|blockade|therap(?:y|ies)|inhibitors?|"
@@ -519,6 +529,11 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         while j < n:
             if tokens[j][0].startswith("M_") and text[group[-1][2]:tokens[j][1]].strip() == "(":
                 j += 1  # "HER2 (ERBB2)": one marker
+                continue
+            if tokens[j][0] == "variant" and j + 2 < n and _gap_ok(text, group[-1][2], tokens[j][1]) \
+                    and tokens[j + 1][0] == "sep" and tokens[j + 1][3].strip().lower() in ("/", ",", "and", "&", "or") \
+                    and tokens[j + 2][0].startswith("M_"):
+                j += 1  # "no EGFR, BRAF, MET ex14, RET ... alterations": the list goes on past an item's variant
                 continue
             if j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
                     and tokens[j + 1][0].startswith("M_") and _gap_ok(text, group[-1][2], tokens[j][1]) \

@@ -126,11 +126,14 @@ def holds(checks: list[Check]) -> bool | None:
 
 def applicable(state: PatientState, condition_codes: frozenset[str] | set[str]) -> list[str]:
     """Ids of the patient's own cancer events whose codes or is-a ancestors name one of the guideline's
-    condition codes (ICD-10-CM codes also by three-character category). O(cancers × codes)."""
+    condition codes (ICD-10-CM codes also by three-character category); a past cancer (treated years
+    ago, no current disease) makes no guideline apply. O(cancers × codes)."""
     cats = {c.split("|", 1)[1][:3] for c in condition_codes if c.startswith("ICD-10-CM|")}
     guideline_site = site_group(site_of(tuple(condition_codes)))
     hits = []
     for c in state.cancers:
+        if c.past:
+            continue
         keys = set(c.codes) | set(c.ancestors)
         if keys & set(condition_codes) or any(k.startswith("ICD-10-CM|") and k.split("|", 1)[1][:3] in cats
                                               for k in keys):

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from graphkit.clinical.sites import site_group, site_of
-from graphkit.clinical.treatments import is_cancer_treatment
+from graphkit.clinical.treatments import is_cancer_treatment, is_systemic_class
 from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.guidelines.spec import GuidelineSpec, Step
 from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of
@@ -299,6 +299,32 @@ def prefer_continuation(spec: GuidelineSpec, paths: list[PathVerdict], matches: 
     return keep
 
 
+def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed: list[PathVerdict],
+                      matches: dict[str, dict[str, Match]], state: PatientState) -> list[PathVerdict]:
+    """"CT 4/22/25: new liver lesions => PROGRESSION" on first-line osimertinib: where a treatment goes
+    on either to monitoring (a FollowUp) or to a later line, progression documented after that
+    treatment began moves the patient to the later-line branch, even when the monitoring was done:
+    the next step is the next line, not more scans. O(paths² × steps)."""
+    if not state.progression:
+        return followed
+    last = dt.date.fromisoformat(state.progression[-1])
+    out: list[PathVerdict] = []
+    for f in followed:
+        moved = []
+        for k in range(1, len(f.steps)):
+            anchor, step = f.steps[k - 1], f.steps[k]
+            begun = matches[f.path].get(anchor)
+            if spec.step(step).kind != "FollowUp" or spec.step(anchor).kind != "Treatment" or not (
+                    begun and begun.date and last > begun.date):
+                continue
+            moved = [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
+                     and spec.step(g.steps[k]).kind == "Treatment" and g.steps[k] not in matches[g.path]]
+            if moved:
+                break
+        out += [g for g in (moved or [f]) if g not in out]
+    return out
+
+
 def divergence(spec: GuidelineSpec, paths: list[PathVerdict], step: str) -> str | None:
     """The last step the followed paths share before ``step`` (the decision where they part)."""
     with_step = [p for p in paths if step in p.steps]
@@ -358,6 +384,7 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     best = min(rank(v) for v in verdicts)
     followed = prefer_continuation(spec, [v for v in verdicts if rank(v) == best],
                                    {v.path: per_path[v.path][0] for v in verdicts})
+    followed = after_progression(spec, verdicts, followed, {v.path: per_path[v.path][0] for v in verdicts}, state)
     res.followed_paths = [v.path for v in followed]
     res.checks = list({(c.fact, c.required): c for v in followed for c in v.checks}.values())
     res.items = merge_items(spec, followed, {v.path: per_path[v.path][1] for v in followed})
@@ -437,8 +464,12 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
             if sid not in matched or (m.date and (matched[sid].date is None or m.date < matched[sid].date)):
                 matched[sid] = m
     by_id = {f.id: f for fs in candidates.values() for f in fs}
+    # "weekly carbo/paclitaxel x6 (wk 4 chemo held)": a therapy class named beside drugs a followed step
+    # used is that course retold, not care of its own
+    retold = {_sentence(f) for f in used if f in by_id and by_id[f].kind == "Medication"}
     for st in off_path:
-        facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]]
+        facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]
+                 and not (is_systemic_class(f.codes) and _sentence(f.id) in retold)]
         if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
             if nx.descendants(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date < surgery]
@@ -471,6 +502,11 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
         out.append(item)
         used |= {f.id for f in facts}  # one deviation per fact: of its most specific steps, the first in guideline order
     return out
+
+
+def _sentence(fact_id: str) -> str:
+    """The sentence an event was read from (its id without the mention offset)."""
+    return fact_id.rsplit(":m", 1)[0]
 
 
 def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: str, state: PatientState) -> list[Check]:

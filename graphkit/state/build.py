@@ -23,6 +23,7 @@ import datetime as dt
 import re
 from collections import defaultdict
 
+from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, is_cancer_treatment
 from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, parse_tnm,
@@ -87,7 +88,8 @@ def cancers_of(facts: list[Fact]) -> list[CancerFact]:
                               tuple(dict.fromkeys(c for f in fs for c in f.codes)),
                               tuple(dict.fromkeys(a for f in fs for a in f.ancestors)),
                               _iso(min(dates)) if dates else None, tuple(evidence(f) for f in fs[:5]),
-                              site_inferred=own_site is None and site is not None))
+                              site_inferred=own_site is None and site is not None,
+                              past=all(PAST_CANCER in f.flags for f in fs)))
     return sorted(out, key=lambda c: (c.first or "9999", c.name))
 
 
@@ -245,18 +247,21 @@ def build_state(patient: str, facts: list[Fact], at: dt.date | None = None) -> P
     happened, planned = own_facts(facts, at)
     state = PatientState(patient, _iso(at), facts=happened)
     state.cancers = cancers_of(happened)
-    groups = sorted({site_group(c.site) for c in state.cancers if site_group(c.site)})
+    current = [c for c in state.cancers if not c.past]
+    groups = sorted({site_group(c.site) for c in current if site_group(c.site)})
     if len(groups) > 1:
         state.issues.append(Issue("two-primaries", "cancer", "cancers of more than one primary site are recorded: "
                                   + ", ".join(groups) + "; each guideline is evaluated on its own",
-                                  tuple(c.evidence[0] for c in state.cancers if c.evidence)))
-    site = next((c.site for c in state.cancers if c.site), None)
+                                  tuple(c.evidence[0] for c in current if c.evidence)))
+    site = next((c.site for c in current if c.site), None) or next((c.site for c in state.cancers if c.site), None)
     state.stage, state.stage_history, issues = stage_of(happened, site)
     state.issues += issues
     state.markers, issues = markers_of(happened)
     state.issues += issues
     state.performance = performance_of(happened)
     state.treatments = treatments_of(happened)
+    state.progression = sorted({f.date.isoformat() for f in happened
+                                if f.kind == "Problem" and f.date and is_progression(f.codes)})
     state.planned = [t for t in treatments_of(planned)
                      if not any(set(t.codes) & set(d.codes) for d in state.treatments)]
     first_dx = min((c.first for c in state.cancers if c.first), default=None)

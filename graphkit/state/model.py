@@ -48,6 +48,7 @@ class CancerFact:
     first: str | None
     evidence: tuple[Evidence, ...]
     site_inferred: bool = False  # a histology without a site, placed at the patient's one cancer site
+    past: bool = False  # every mention says treated years ago, no current disease (flag ``past-cancer``)
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class PatientState:
     performance: PerformanceFact | None = None
     treatments: list[TreatmentFact] = field(default_factory=list)
     planned: list[TreatmentFact] = field(default_factory=list)
+    progression: list[str] = field(default_factory=list)  # days progression or recurrence was documented
     issues: list[Issue] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list, repr=False)  # every own, happened fact up to `at`
 

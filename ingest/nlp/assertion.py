@@ -184,7 +184,22 @@ def context_rules():
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
                         "were declined", "was deferred", "not an option", "not a candidate",
                         # "T-DM1 was discussed but never ordered": care named, then said not to have happened
-                        "was not started", "were not started", "was never", "were never")]
+                        "was not started", "were not started", "was never", "were never",
+                        # "Oxaliplatin not added (age, neuropathy)": a drug left out of the regimen
+                        "not added", "was not added", "were not added", "not be added", "left out")]
+    # a diagnosis the work-up excluded ("Lung cancer ruled out - histoplasmoma", "malignancy excluded");
+    # medspaCy's own "ruled out" reads forward only ("ruled out for PE"), this one both ways
+    rules += [ConTextRule("ruled out", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=4)]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3)
+              for c in ("excluded", "was excluded", "were excluded", "been excluded")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
+              for c in ("not excluded", "not been excluded", "cannot be excluded", "can't be excluded",
+                        "not ruled out", "not been ruled out", "cannot be ruled out", "not confirmed",
+                        "not yet confirmed", "not been confirmed", "unconfirmed")]
+    # a biopsy "nondiagnostic for malignancy" neither shows nor excludes it
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4)
+              for c in ("nondiagnostic for", "non-diagnostic for", "non diagnostic for", "not diagnostic of",
+                        "not diagnostic for", "inconclusive for")]
     # the care these name is the clause's subject, often several words back ("T-DM1 was discussed after
     # surgery but never ordered")
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=10)

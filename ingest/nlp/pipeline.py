@@ -29,10 +29,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from graphkit.clinical.course import PAST_CANCER
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.values import (
-    STAGE_GROUP, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
-    may_hold_biomarker, may_hold_stage)
+    STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
+    marker_name_spans, may_hold_biomarker, may_hold_stage)
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
@@ -249,7 +250,9 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     also += [Found(m.start, m.end, m.kind, m.concepts, priority=m.priority) for m in all_terms
              if m.kind == "Cancer" and any(m.start <= a and b <= m.end and (a, b) != (m.start, m.end)
                                            for a, b in special)]
+    names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
+             and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not service(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
@@ -439,8 +442,41 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
                     mentions = [m for m in mentions if m not in overlap]
                     mentions.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
                                             tuple(lexicon.lookup(ent.text))))
-        out.append(_plan_chains(doc.text, sorted(mentions, key=lambda m: m.start)))
+        mentions = [_awaited_event(doc.text, m) for m in sorted(mentions, key=lambda m: m.start)]
+        out.append(_plan_chains(doc.text, _one_regimen(doc.text, mentions)))
     return out
+
+
+_REGIMEN_JOIN = re.compile(r"\s*[/+]\s*")
+
+
+def _one_regimen(text: str, mentions: list[Mention]) -> list[Mention]:
+    """"if <50%: carbo/pem/pembro": drugs joined by "/" or "+" are one regimen, so a part the cue's
+    word scope did not reach takes the assertion of the part before it. O(mentions)."""
+    out: list[Mention] = []
+    for m in mentions:
+        prev = out[-1] if out else None
+        if prev is not None and m.kind in PLANNED_KINDS and prev.kind in PLANNED_KINDS and m.cue is None \
+                and m.assertion == "present" and prev.assertion != "present" \
+                and _REGIMEN_JOIN.fullmatch(text[prev.end:m.start]):
+            m = replace(m, assertion=prev.assertion, cue=prev.cue)
+        out.append(m)
+    return out
+
+
+_COURSE_EVENT = re.compile(r"progress|recurr|relaps", re.I)
+_AWAITED = re.compile(r"\b(?:at|upon|on|until|till|before|if|when|time\s+to|risk\s+of|(?:assess|evaluate|monitor|watch|"
+                      r"look|screen)(?:ing)?\s+for|for)\s+(?:(?:further|disease|radiographic|clinical|any)\s+)?$", re.I)
+
+
+def _awaited_event(text: str, m: Mention) -> Mention:
+    """"Repeat liquid bx at progression", "continue until progression", "risk of recurrence": a disease
+    event named as a time or a risk, not as a finding (the cue holds the event, so ConText cannot
+    modify it). Pure."""
+    if m.kind == "Problem" and m.assertion == "present" and _COURSE_EVENT.search(m.text) \
+            and _AWAITED.search(text[max(0, m.start - 30):m.start]):
+        return replace(m, assertion="possible", cue=text[max(0, m.start - 30):m.start].split()[-1])
+    return m
 
 
 _CHAIN = re.compile(r"(?:\bthen\b|\bfollowed by\b|->|→|\bafter which\b)", re.I)
@@ -463,18 +499,28 @@ def _plan_chains(text: str, mentions: list[Mention]) -> list[Mention]:
 
 def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexicon | None = None,
                  note_day=None) -> list[list[Mention]]:
-    """Note-level facts: histology-only cancers take the note's site (and code); TNM classifications get
-    their AJCC 8 group when the note's cancer makes it unambiguous (``detail.derived_group``, flagged
-    ``derived-group``); a biomarker stated with contradictory statuses in the note is flagged ``conflict``
-    on each statement; a treatment that ended before ``note_day`` (the note's date) is historical, and
-    care (or a test) dated after it is planned (:mod:`ingest.nlp.when`). Pure. O(mentions)."""
+    """Note-level facts: a treatment that ended before ``note_day`` (the note's date) is historical, and
+    care (or a test) dated after it is planned (:mod:`ingest.nlp.when`); a cancer of the patient's
+    history is flagged (:func:`past_cancer`); histology-only cancers take the note's site (and code),
+    never a past cancer's; TNM classifications get their AJCC 8 group when the note's cancer makes it
+    unambiguous (``detail.derived_group``, flagged ``derived-group``); a biomarker stated with
+    contradictory statuses in the note is flagged ``conflict`` on each statement. Pure. O(mentions)."""
     lexicon = lexicon or load_lexicon()
-    own = [m for ms in mentions for m in ms if m.assertion in ("present", "historical")]
+    # "osimertinib was prescribed ... never started": a treatment the note says was never taken is not
+    # given by its bare mentions elsewhere in the same note
+    never = {c.code for ms in mentions for m in ms
+             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
+             for c in m.concepts[:1]}
+    dmy = when.day_first(texts)
+    rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
+            for text, ms in zip(texts, mentions)]
+    current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
+    own = [m for _, ms in current for m in ms if m.assertion in ("present", "historical")]
     cancer_sites = [m.detail.get("site") for m in own if m.kind == "Cancer" and m.detail.get("site")]
     cancer_sites += [s for m in own if m.kind == "Cancer" and not m.detail.get("site")
                      for s in [_site_of_concepts(m.concepts)] if s]
     counts = Counter()
-    for t in texts:
+    for t, _ in current:
         counts.update(oncology.site_mentions(t))
     site = oncology.note_site(counts, cancer_sites)
     group_site = oncology.SITE_GROUP.get(site) if site else None
@@ -487,13 +533,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                     statuses.setdefault(marker, set()).add(status)
     # an equivocal IHC beside its reflex ISH result is no contradiction: the ISH decides
     conflicts = {k for k, v in statuses.items() if len(v - {"equivocal"}) > 1}
-    # "osimertinib was prescribed ... never started": a treatment the note says was never taken is not
-    # given by its bare mentions elsewhere in the same note
-    never = {c.code for ms in mentions for m in ms
-             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
-             for c in m.concepts[:1]}
     out = []
-    for text, ms in zip(texts, mentions):
+    for ms in rows:
         row = []
         for m in ms:
             if m.kind == "Cancer" and not m.concepts and m.detail.get("histology") and m.assertion != "family":
@@ -505,8 +546,6 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 m = replace(m, value="invalid", values=("invalid",),
                             flags=m.flags + (f"invalid:stage {m.value} does not exist for {group_site} cancer (AJCC 8)",))
             elif m.kind == "Stage" and m.detail.get("t") and group_site:
-                from graphkit.clinical.values import Tnm
-
                 tnm = Tnm("", m.detail.get("t"), m.detail.get("n"), m.detail.get("m"))
                 group = group_from_tnm(group_site, tnm) if m.value != "invalid" else None
                 if group:
@@ -516,22 +555,64 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 hit = sorted({v.partition("=")[0] for v in m.values} & conflicts)
                 if hit:
                     m = replace(m, flags=m.flags + tuple(f"conflict:{k}" for k in hit))
-            if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
-                    m.concepts and m.concepts[0].code in never:
-                m = replace(m, assertion="negated", cue="never taken (same note)")
-            if m.kind in when.KINDS + ("Test",) and m.assertion == "present":
-                over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure") \
-                    if m.kind in when.KINDS else None
-                later = None if over else when.starts_after(text, m.end, note_day)
-                if later:
-                    m = replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")
-                if over:
-                    m = replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
-                                detail={**m.detail, "end": over.isoformat()})
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
         out.append(for_cancer(same_course(row)))
+    return out
+
+
+def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = False) -> Mention:
+    """One mention with what its own clause's date says: care over before the note is historical, care
+    or a test dated after it planned; a drug the note says was never taken is not given. Pure."""
+    if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
+            m.concepts and m.concepts[0].code in never:
+        return replace(m, assertion="negated", cue="never taken (same note)")
+    if m.kind in when.KINDS + ("Test",) and m.assertion == "present":
+        over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure", day_first=day_first) \
+            if m.kind in when.KINDS else None
+        later = None if over else when.starts_after(text, m.end, note_day, day_first)
+        if later:
+            return replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")
+        if over:
+            return replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
+                           detail={**m.detail, "end": over.isoformat()})
+    return m
+
+
+# a sentence saying no disease remains ("NED", "no evidence of recurrence", "in remission", "cured")
+_NO_DISEASE = re.compile(r"\b(?:NED|no\s+evidence\s+of\s+(?:disease|recurrence|relapse)|no\s+(?:recurrence|relapse)|"
+                         r"(?:in|complete)\s+remission|disease[- ]free|cured|survivor(?:ship)?)\b", re.I)
+_ACTIVE = re.compile(r"recurr|relaps|metasta|progress", re.I)
+REMOTE_DAYS = 3 * 365  # a cancer dated this long before the note, its care over, is the patient's history
+
+
+def past_cancer(text: str, row: list[Mention], note_day, day_first: bool = False) -> list[Mention]:
+    """"h/o colon ca 2010, NED", "L breast IDC stage I (2016) s/p lumpectomy, WBI, tamoxifen x5 yrs
+    (completed 2021)": a cancer dated years before the note, in a sentence that says its care is over
+    (all the sentence's care historical) or that no disease remains, is history, not a current cancer
+    (oncology annotation guideline §4: "a cancer that was treated with no current disease"), so no
+    guideline applies to it by this mention. Disease or care going on in the sentence (a present
+    recurrence or metastasis, care given now or planned) keeps it current. Flagged ``past-cancer``
+    (a cancer named "s/p" its surgery is historical too, but may be the current one). Pure. O(mentions)."""
+    if note_day is None or not any(m.kind == "Cancer" and m.assertion == "present" for m in row):
+        return row
+    day = note_day.date() if hasattr(note_day, "date") else note_day
+    care = [m for m in row if m.kind in when.KINDS and m.assertion not in ("negated", "family", "possible")]
+    active = any(m.assertion != "historical" or m.detail.get("status") in ("ongoing", "started") for m in care) or any(
+        m.kind in ("Problem", "Cancer") and m.assertion == "present" and
+        (m.detail.get("metastasis") or _ACTIVE.search(m.text) or any("recurrence" in c.code for c in m.concepts))
+        for m in row)
+    over = bool(_NO_DISEASE.search(text)) or bool(care)
+    if active or not over:
+        return row
+    out = []
+    for m in row:
+        d = when.dated(text, m.end, note_day, day_first) if m.kind == "Cancer" and m.assertion == "present" else None
+        if d is not None and (day - d).days >= REMOTE_DAYS:
+            m = replace(m, assertion="historical", cue=f"dated {d.year}, treated, no current disease",
+                        flags=m.flags + (PAST_CANCER,))
+        out.append(m)
     return out
 
 

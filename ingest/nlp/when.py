@@ -34,12 +34,25 @@ WINDOW = 70  # characters after the mention: past its dose, cycles and a parenth
 KINDS = ("Procedure", "Medication")
 
 
-def period_end(text: str) -> date | None:
-    """The last day a written date can mean: 5/2024 → 2024-05-31, 2023 → 2023-12-31, 12/05/23 → that day."""
+_NUMERIC_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
+
+
+def day_first(texts: list[str]) -> bool:
+    """Does a note write its dates day first ("29/08/2024")? True when some numeric date can only be
+    read day-first and none only month-first: the note's own convention, not a guess per date. O(text)."""
+    firsts = [(int(a), int(b)) for t in texts for a, b in _NUMERIC_DAY.findall(t)]
+    return any(a > 12 >= b for a, b in firsts) and not any(b > 12 >= a for a, b in firsts)
+
+
+def period_end(text: str, day_first: bool = False) -> date | None:
+    """The last day a written date can mean: 5/2024 → 2024-05-31, 2023 → 2023-12-31, 12/05/23 → that day
+    (5 December with ``day_first``)."""
     t = text.strip().lower().rstrip(".")
     try:
         if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", t):
             mo, da, yr = (int(x) for x in t.split("/"))
+            if day_first:
+                mo, da = da, mo
             return date(yr + 2000 if yr < 100 else yr, mo, da)
         if re.fullmatch(r"\d{1,2}/\d{4}", t):
             mo, yr = (int(x) for x in t.split("/"))
@@ -68,7 +81,8 @@ def _clause_dates(text: str, end: int, note_day: date | datetime):
     return day, _UNTIL.search(after), _DATED.search(after)
 
 
-def over_before(text: str, end: int, note_day: date | datetime | None, single_date: bool = True) -> date | None:
+def over_before(text: str, end: int, note_day: date | datetime | None, single_date: bool = True,
+                day_first: bool = False) -> date | None:
     """The date, written in the clause right after a mention ending at ``end``, on which it was over, when
     that is before ``note_day``; else None. A single date (not a period's end, not "until" / "completed"
     X) counts only with ``single_date``. O(WINDOW)."""
@@ -76,19 +90,28 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
         return None
     day, until, m = _clause_dates(text, end, note_day)
     if until and (m is None or until.start() <= m.start() + len(m.group("lead") or "")):
-        over = period_end(until.group("b"))
+        over = period_end(until.group("b"), day_first)
     elif m is None or m.group("lead"):
         return None  # no date, or a start, due or planned date
     elif m.group("b") or single_date:
-        over = period_end(m.group("b") or m.group("a"))
+        over = period_end(m.group("b") or m.group("a"), day_first)
     else:
         return None
     return over if over is not None and over < day else None
 
 
-def period_start(text: str) -> date | None:
+def dated(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
+    """The last day of the first date written in the clause right after a mention ending at ``end``
+    ("colon ca 2010", "IDC stage I (2016)"), unless it is a start, due or planned date. O(WINDOW)."""
+    if note_day is None:
+        return None
+    _, _, m = _clause_dates(text, end, note_day)
+    return period_end(m.group("a"), day_first) if m is not None and not m.group("lead") else None
+
+
+def period_start(text: str, day_first: bool = False) -> date | None:
     """The first day a written date can mean: 5/2024 → 2024-05-01, 2023 → 2023-01-01."""
-    end = period_end(text)
+    end = period_end(text, day_first)
     if end is None:
         return None
     t = text.strip().lower()
@@ -99,7 +122,7 @@ def period_start(text: str) -> date | None:
     return date(end.year, end.month, 1)
 
 
-def starts_after(text: str, end: int, note_day: date | datetime | None) -> date | None:
+def starts_after(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
     """The date written in the clause right after a mention ending at ``end`` when care begins after
     ``note_day`` ("mFOLFOX6 x12, C1 5/21/24" in a note of 5/14/24; "lap colectomy 5/20/25"): care dated
     in the future is scheduled, not given. None otherwise. O(WINDOW)."""
@@ -111,5 +134,5 @@ def starts_after(text: str, end: int, note_day: date | datetime | None) -> date 
     lead = (m.group("lead") or "").strip().lower()
     if lead.startswith(("since", "started", "began", "begun", "initiated", "on hold")):
         return None
-    begin = period_start(m.group("a"))
+    begin = period_start(m.group("a"), day_first)
     return begin if begin is not None and begin > day else None

@@ -58,9 +58,12 @@ class Section:
 
 def canonical_name(header: str) -> str | None:
     """The canonical section of a header, also when a remark follows it ("Recommendation - either
-    acceptable:", "Plan (discussed with pt):")."""
+    acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:")."""
     key = re.sub(r"\s+", " ", header.strip().strip(":").lower())
-    return CANONICAL.get(key) or CANONICAL.get(re.split(r"\s+[-–(]", key, maxsplit=1)[0].strip())
+    return CANONICAL.get(key) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
+
+
+_REMARK = re.compile(r"\s+(?:[-–(]|(?:d/w|discussed|reviewed|per|with|today|at\s+length)\b)")
 
 
 def _headers(text: str) -> list[tuple[int, int, str]]:
@@ -95,8 +98,55 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+# "Reviewed options in detail:" / "Options d/w pt:" then an enumerated list: each item is a choice
+_OPTION_LEAD = re.compile(r"\b(?:options?|alternatives|choices)\b[^\n:]{0,40}:[ \t]*\n", re.I)
+_ITEM = re.compile(r"[ \t]*(?P<e>\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}[.)]|[-•*])[ \t]+", re.I)
+
+
+def _item_style(enumerator: str) -> str:
+    """The kind of an enumerator ("(a)", "1.", "-"): a list goes on while its items share one kind."""
+    return re.sub(r"[a-z]", "a", re.sub(r"\d+", "1", enumerator.lower()))
+
+
+def option_lists(text: str) -> list[tuple[int, int]]:
+    """Spans of enumerated lists introduced by an options lead-in line: the items and their indented
+    continuation lines, up to the first line that is neither (a statement of what was chosen, a blank
+    line, another kind of list). O(len(text))."""
+    spans = []
+    for lead in _OPTION_LEAD.finditer(text):
+        pos = end = lead.end()
+        style = indent = None
+        for line in text[pos:].split("\n"):
+            item = _ITEM.match(line)
+            depth = len(line) - len(line.lstrip())
+            if item and (style is None or _item_style(item.group("e")) == style):
+                style, indent = _item_style(item.group("e")), depth
+            elif not (indent is not None and line.strip() and depth > indent):
+                break
+            end = pos + len(line)
+            pos = end + 1
+        if style is not None:
+            spans.append((lead.end(), end))
+    return spans
+
+
 def split_sections(text: str) -> list[Section]:
-    """Sections of a (normalized) note, covering all its text. O(len(text))."""
+    """Sections of a (normalized) note, covering all its text; an options list inside a section is an
+    "Options" section of its own, after which the enclosing section goes on. O(len(text))."""
+    sections = _split(text)
+    for a, b in option_lists(text):
+        out = []
+        for sec in sections:
+            if sec.start <= a and b <= sec.end and sec.name != "Options":
+                parts = [(sec.name, sec.header, sec.start, a), ("Options", None, a, b), (sec.name, None, b, sec.end)]
+                out += [Section(0, n, h, x, y) for n, h, x, y in parts if text[x:y].strip()]
+            else:
+                out.append(sec)
+        sections = [Section(i, s.name, s.header, s.start, s.end) for i, s in enumerate(out)]
+    return sections
+
+
+def _split(text: str) -> list[Section]:
     heads = _headers(text)
     sections: list[Section] = []
     first = heads[0][0] if heads else len(text)
