@@ -267,6 +267,11 @@ def test_day_first_dates_and_a_regimen_read_as_one(nlp):
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2024, 11, 12))
     wle = next(m for m in rows[1] if m.text.endswith("WLE"))
     assert wle.assertion == "historical" and wle.detail["end"] == "2024-10-08"  # 8 October, not 10 August
+    from datetime import datetime
+
+    from ingest.tkg.build import sentence_date
+
+    assert sentence_date(sents[1], datetime(2024, 11, 12), day_first=True) == datetime(2024, 10, 8)
     drugs = [m[2] for m in _one(nlp, "If PD-L1 <50%: carbo/pem/pembro.") if m[1] == "Medication"]
     assert drugs == ["possible"] * 3
 

@@ -78,7 +78,7 @@ def test_an_options_list_is_a_section_of_its_own_and_the_plan_goes_on():
     from ingest.text import split_sections
 
     text = ("Stage: cT2 cN0 M0.\nP: Reviewed options in detail:\n   (a) neoadjuvant TCHP x6 -> surgery\n"
-            "       then T-DM1 if residual disease\n   (b) upfront lumpectomy + SLNB -> adjuvant chemo\n"
+            "       then T-DM1 if residual disease\n   (b) upfront lumpectomy + SLNB -> adjuvant chemo.\n"
             "   Pt declines neoadjuvant therapy.\n")
     secs = [(s.name, text[s.start:s.end].strip()[:12]) for s in split_sections(text)]
     assert ("Options", "(a) neoadjuv") in secs

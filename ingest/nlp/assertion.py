@@ -230,7 +230,7 @@ def context_rules():
                "to receive", "to undergo", "recommend", "recommended", "recommending", "recommendation for",
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
-               "will obtain", "will check", "will schedule", "to be scheduled", "next step", "anticipate",
+               "will obtain", "will check", "will schedule", "to be scheduled", "to schedule", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
     # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
@@ -250,7 +250,7 @@ def context_rules():
               for c in ("evaluation for", "eval for", "consult for", "consultation for", "reason for referral",
                         "referred for consideration of", "consideration of")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
-              for c in ("planning", "anticipated", "referral placed", "referral", "to be given", "is planned",
+              for c in ("planning", "anticipated", "expected", "referral placed", "referral", "to be given", "is planned",
                         "is scheduled", "will follow", "to follow", "intro", "introduction", "consult", "consultation")]
     # a risk of a disease, or screening for it, is not the disease
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
@@ -301,7 +301,19 @@ def context_rules():
     # a question about a treatment is not the treatment ("pt asked about osimertinib")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("asked about", "asks about", "inquired about", "inquires about", "questions about",
-                        "question about", "curious about", "read about", "heard about")]
+                        "question about", "curious about", "read about", "heard about", "asks when",
+                        "asked when", "asking when", "asks whether", "asked whether", "asking whether",
+                        "asks if", "asked if", "asking about")]
+    # a call's topic and a talk of benefit are not care given ("Pt called re: chemo start", "benefit falls
+    # when adjuvant chemo starts > 12 wks after surgery")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
+              for c in ("re:", "regarding", "benefit", "benefits", "benefit of", "benefit from", "benefits of")]
+    # what the guideline says in general is not care given ("Whole-breast RT after BCS is standard")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
+              for c in ("is standard", "is the standard", "is standard of care", "are standard",
+                        "is standard practice", "is generally recommended", "is usually recommended")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
+              for c in ("standard is", "standard of care is", "the standard would be", "standard would be")]
     # conditions: "UNLESS dMMR, in which case PD-1 blockade (dostarlimab) would be preferred"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6) for c in ("unless",)]
     rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None) for c in ("in which case",)]
@@ -404,7 +416,8 @@ def _both(a, b):
 
 def with_clause_limit(rule):
     """The rule, its reach kept on its side of a parenthesis (:func:`inside_parenthesis`), its backward
-    reach stopped at a semicolon (:func:`same_clause`), a negation's at an arrow (:func:`no_arrow`)."""
+    reach (and a negation's either way) stopped at a semicolon (:func:`same_clause`), a negation's at an
+    arrow (:func:`no_arrow`)."""
     if rule.on_modifies is not None:
         return rule
     checks = [inside_parenthesis]
@@ -412,6 +425,8 @@ def with_clause_limit(rule):
         checks.append(same_clause)
     if rule.category == "NEGATED_EXISTENCE":
         checks.append(no_arrow)
+        if rule.direction not in ("BACKWARD", "BIDIRECTIONAL"):
+            checks.append(same_clause)  # "no distant metastases; CEA 5.8": a negation ends at its clause
     check = checks[0]
     for other in checks[1:]:
         check = _both(check, other)

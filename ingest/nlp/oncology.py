@@ -408,8 +408,9 @@ def note_site(site_counts: Counter, cancer_sites: list[str]) -> str | None:
     """The note's cancer site: the site of its coded cancer mentions, else the site most named in it."""
     if cancer_sites:
         return Counter(cancer_sites).most_common(1)[0][0]
+    # the anal canal counts too: a note about an anal cancer that also names the rectum is not a rectal one
     groups = Counter({s: n for s, n in site_counts.items() if s in ("breast", "lung", "colorectal", "colon",
-                                                                     "rectum")})
+                                                                     "rectum", "anus")})
     return groups.most_common(1)[0][0] if groups else None
 
 

@@ -196,8 +196,14 @@ _SERVICE_AFTER = re.compile(r"^\s*(?::|(?:consult|consultation|clinic|note|f/u|f
                             r"service|input|eval|evaluation|opinion|referral|to see)\b)", re.I)
 
 
+_ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
+
+
 def service(text: str, m) -> bool:
-    """"seen by thoracic surgery", "breast surgery consult": a department, not an operation."""
+    """"seen by thoracic surgery", "breast surgery consult", "checked with radiation oncology": a
+    department, not an operation or a course of radiotherapy."""
+    if text[m.start:m.end].lower() in ("radiation", "rad") and _ONCOLOGY_AFTER.match(text, m.end):
+        return True
     if text[m.start:m.end].lower() not in ("surgery", "surgeon", "surgeons"):
         return False
     before = text[max(0, m.start - 40):m.start]

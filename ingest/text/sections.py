@@ -38,7 +38,7 @@ CANONICAL = {
     "consensus": "Plan", "tumor board recommendation": "Plan", "tumor board recommendations": "Plan",
     "discussion": "Discussion", "options": "Options", "treatment options": "Options", "alternatives": "Options",
     "options discussed": "Options", "options reviewed": "Options", "management options": "Options",
-    "rec": "Plan", "recs": "Plan", "next steps": "Plan",
+    "rec": "Plan", "recs": "Plan", "next steps": "Plan", "discharge plan": "Plan",
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
@@ -109,20 +109,22 @@ def _item_style(enumerator: str) -> str:
 
 
 def option_lists(text: str) -> list[tuple[int, int]]:
-    """Spans of enumerated lists introduced by an options lead-in line: the items and their indented
-    continuation lines, up to the first line that is neither (a statement of what was chosen, a blank
-    line, another kind of list). O(len(text))."""
+    """Spans of enumerated lists introduced by an options lead-in line: the items and their wrapped
+    lines, up to the first line that is neither (a statement of what was chosen, a blank line, another
+    kind of list). O(len(text))."""
     spans = []
     for lead in _OPTION_LEAD.finditer(text):
         pos = end = lead.end()
         style = indent = None
+        prev = ""
         for line in text[pos:].split("\n"):
             item = _ITEM.match(line)
             depth = len(line) - len(line.lstrip())
             if item and (style is None or _item_style(item.group("e")) == style):
                 style, indent = _item_style(item.group("e")), depth
-            elif not (indent is not None and line.strip() and depth > indent):
-                break
+            elif not (indent is not None and line.strip() and (depth > indent or not prev.endswith((".", "!", "?")))):
+                break  # an item's wrapped line is indented deeper, or follows a line that ends mid-sentence
+            prev = line.rstrip()
             end = pos + len(line)
             pos = end + 1
         if style is not None:
@@ -160,5 +162,7 @@ def _split(text: str) -> list[Section]:
             prev = sections.pop()
             sections.append(Section(prev.idx, name, prev.header, prev.start, end))
             continue
-        sections.append(Section(len(sections), name, raw, body, end))
+        # a report's title ("MRI BREASTS BILATERAL W/WO CONTRAST") names what was done: it is read too
+        title = canonical_name(raw) is None and raw.strip().strip(":").isupper() and not raw.rstrip().endswith(":")
+        sections.append(Section(len(sections), name, raw, start if title else body, end))
     return sections

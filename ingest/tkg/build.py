@@ -17,26 +17,49 @@ from graphkit.clinical.values import observation_values
 from ingest.link.sources import Concept
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
+from ingest.nlp.when import dated, day_first
 from ingest.text import NormalizedText, Section, Sentence
 from ingest.text.chunks import chunk_sections, leaf_chunks
 
-_DATE = re.compile(r"\b(?P<iso>(?:19|20|21)\d\d-[01]\d-[0-3]\d)\b|\b(?P<us>[01]?\d/[0-3]?\d/(?:19|20|21)\d\d)\b")
+_DATE = re.compile(r"\b(?P<iso>(?:19|20|21)\d\d-[01]\d-[0-3]\d)\b|(?<![\d/])(?P<us>\d{1,2}/\d{1,2}/(?:(?:19|20|21)\d\d|\d\d))(?![\d/])")
 
 
-def sentence_date(text: str, around: datetime) -> datetime | None:
-    """An explicit date in the sentence, if it lies within 30 years before to 1 year after ``around``."""
+def sentence_date(text: str, around: datetime, day_first: bool = False) -> datetime | None:
+    """The explicit date of the sentence, when it writes one plausible date (within 30 years before to
+    1 year after ``around``) or several that agree: a sentence with different dates ("s/p TCHP x6
+    (3/14/24-6/27/24), ypT1c ypN1a") dates each fact only by its own clause (:func:`mention_date`).
+    Numeric dates day first when the note writes them so (:func:`ingest.nlp.when.day_first`)."""
+    found = set(_dates(text, around, day_first))
+    return found.pop() if len(found) == 1 else None
+
+
+def mention_date(text: str, end: int, around: datetime, day_first: bool = False) -> datetime | None:
+    """The date written in the clause right after a mention ending at ``end`` (its own date)."""
+    d = dated(text, end, around.date() if around is not None else None, day_first)
+    if d is None or around is None:
+        return None
+    return datetime(d.year, d.month, d.day, tzinfo=around.tzinfo) if _plausible(datetime(d.year, d.month, d.day),
+                                                                                around) else None
+
+
+def _plausible(d: datetime, around: datetime) -> bool:
+    around = around.replace(tzinfo=None)
+    return around - timedelta(days=365 * 30) <= d <= around + timedelta(days=366)
+
+
+def _dates(text: str, around: datetime, day_first: bool):
     for m in _DATE.finditer(text):
         try:
             if m.group("iso"):
                 d = datetime.fromisoformat(m.group("iso"))
             else:
                 mo, da, yr = (int(x) for x in m.group("us").split("/"))
-                d = datetime(yr, mo, da)
+                yr += 2000 if yr < 100 else 0  # "10/1/24"
+                d = datetime(yr, da, mo) if day_first else datetime(yr, mo, da)
         except ValueError:
             continue
-        if around - timedelta(days=365 * 30) <= d <= around + timedelta(days=366):
-            return d
-    return None
+        if _plausible(d, around):
+            yield d
 
 
 def own_date(detail: dict, around: datetime) -> datetime | None:
@@ -103,6 +126,7 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
     k = 0
     order = 0
     sentence_ids: list[str] = []
+    dmy = day_first([norm.text])
     for sec, sents in sections:
         sentence_ids += [f"{note.id}:s{sec.idx}:t{t}" for t in range(len(sents))]
     for c in leaf_chunks(chunk_sections(sections, patient=note.patient, encounter=note.encounter, note=note.id,
@@ -121,7 +145,7 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
             original = note.text[a:b]
             g.sentences.append({"id": sent_id, "section": sec_id, "idx": t_idx, "text": original, "start": a, "end": b})
             stext = norm.text[sent.start:sent.end]
-            when = sentence_date(stext, encounter_start)
+            day = sentence_date(stext, encounter_start, dmy)
             used: set[str] = set()
             for m in mentions[k]:
                 ma, mb = norm.to_original(sent.start + m.start, sent.start + m.end)
@@ -133,7 +157,8 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                     "id": ev_id, "encounter": note.encounter, "patient": note.patient, "kind": m.kind,
                     "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
                     "values": list(m.values) or None, "detail": m.detail_json, "flags": list(m.flags) or None,
-                    "valid_time": own_date(m.detail, encounter_start) or when or encounter_start,
+                    "valid_time": own_date(m.detail, encounter_start) or day
+                    or mention_date(stext, m.end, encounter_start, dmy) or encounter_start,
                     "recorded_time": recorded, "order": order,
                     "source": "note", "note": note.id, "cue": m.cue,
                     # a medication-list entry says "is on X", not "X was given at this encounter"
