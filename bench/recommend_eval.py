@@ -5,7 +5,7 @@ state → eligibility → normative conformance → recommendation (no-LLM mode)
 The vignettes (``bench/data/vignettes/*.yaml``, see its README) were written from the guideline
 sources, not from graphkit's output. In the first set the split is a seeded hash of the patient id
 (one third test, run once after tuning on ``dev``); every sub-folder is a split of its own name
-(``dev/`` joins the dev split; ``holdout/`` .. ``holdout5/`` are blind sets, each run once
+(``dev/`` joins the dev split; ``holdout/`` .. ``holdout6/`` are blind sets, each run once
 before any tuning on it). Each run starts from a fresh record of the patients it evaluates.
 
 Metrics (micro over patients unless said):
@@ -22,7 +22,7 @@ Metrics (micro over patients unless said):
   read excluded (facts are read first, then timed).
 
 Needs a Neo4j (the test server or NEO4J_URI).
-Usage: python bench/recommend_eval.py [--split dev|test|holdout|holdout2|holdout3|holdout4|holdout5|all] [--details]
+Usage: python bench/recommend_eval.py [--split dev|test|holdout|holdout2..holdout6|all] [--details]
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def split_of(pid: str, seed: int = 15) -> str:
 
 def load_vignettes() -> list[dict]:
     """dev and test (by hash) from the first set; every sub-folder is a split of its own name:
-    ``dev/`` (written blind by a separate author for development, tuned on), ``holdout/`` .. ``holdout5/``
+    ``dev/`` (written blind by a separate author for development, tuned on), ``holdout/`` .. ``holdout6/``
     (written later by authors who saw neither graphkit's code nor its output, each evaluated once)."""
     out = []
     for path in sorted(VIGNETTES.glob("*.yaml")) + sorted(VIGNETTES.glob("*/*.yaml")):
@@ -105,7 +105,8 @@ def first_next(r) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="dev", choices=["dev", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "all"])
+    holdouts = sorted(p.name for p in VIGNETTES.iterdir() if p.is_dir() and p.name.startswith("holdout"))
+    ap.add_argument("--split", default="dev", choices=["dev", "test", *holdouts, "all"])
     ap.add_argument("--details", action="store_true", help="print every patient's predicted vs expected")
     args = ap.parse_args()
 
