@@ -12,12 +12,8 @@ PAST_CANCER = "past-cancer"
 
 #: Problem concepts that say the disease grew or came back on or after treatment ("PROGRESSION",
 #: "progressive disease", "PD per RECIST", "local recurrence"): the signal for a later line of therapy.
-PROGRESSION_CODES = frozenset({
-    "graphkit-problem|disease-progression", "graphkit-problem|recurrence-of-disease",
-    "NCIT|C17747",  # Disease Progression
-    "NCIT|C35139",  # Progressive Disease (RECIST)
-    "NCIT|C38155",  # Recurrent Disease
-})
+#: (The curated abbreviation table names them; no terminology code is assumed here unverified.)
+PROGRESSION_CODES = frozenset({"graphkit-problem|disease-progression", "graphkit-problem|recurrence-of-disease"})
 
 
 def is_progression(codes: tuple[str, ...] | list[str]) -> bool:
