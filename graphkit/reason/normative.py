@@ -382,9 +382,9 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         return (-(n_done - len(unexplained)), n_bad)
 
     best = min(rank(v) for v in verdicts)
-    followed = prefer_continuation(spec, [v for v in verdicts if rank(v) == best],
-                                   {v.path: per_path[v.path][0] for v in verdicts})
-    followed = after_progression(spec, verdicts, followed, {v.path: per_path[v.path][0] for v in verdicts}, state)
+    path_matches = {v.path: per_path[v.path][0] for v in verdicts}
+    followed = prefer_continuation(spec, [v for v in verdicts if rank(v) == best], path_matches)
+    followed = after_progression(spec, verdicts, followed, path_matches, state)
     res.followed_paths = [v.path for v in followed]
     res.checks = list({(c.fact, c.required): c for v in followed for c in v.checks}.values())
     res.items = merge_items(spec, followed, {v.path: per_path[v.path][1] for v in followed})

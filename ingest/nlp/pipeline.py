@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from graphkit.clinical.course import PAST_CANCER
+from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
@@ -470,7 +470,6 @@ def _one_regimen(text: str, mentions: list[Mention]) -> list[Mention]:
     return out
 
 
-_COURSE_EVENT = re.compile(r"progress|recurr|relaps", re.I)
 _AWAITED = re.compile(r"\b(?:at|upon|on|until|till|before|if|when|time\s+to|risk\s+of|(?:assess|evaluate|monitor|watch|"
                       r"look|screen)(?:ing)?\s+for|for)\s+(?:(?:further|disease|radiographic|clinical|any)\s+)?$", re.I)
 
@@ -479,7 +478,7 @@ def _awaited_event(text: str, m: Mention) -> Mention:
     """"Repeat liquid bx at progression", "continue until progression", "risk of recurrence": a disease
     event named as a time or a risk, not as a finding (the cue holds the event, so ConText cannot
     modify it). Pure."""
-    if m.kind == "Problem" and m.assertion == "present" and _COURSE_EVENT.search(m.text) \
+    if m.kind == "Problem" and m.assertion == "present" and is_progression(_keys(m.concepts)) \
             and _AWAITED.search(text[max(0, m.start - 30):m.start]):
         return replace(m, assertion="possible", cue=text[max(0, m.start - 30):m.start].split()[-1])
     return m
@@ -607,7 +606,7 @@ def past_cancer(text: str, row: list[Mention], note_day, day_first: bool = False
     care = [m for m in row if m.kind in when.KINDS and m.assertion not in ("negated", "family", "possible")]
     active = any(m.assertion != "historical" or m.detail.get("status") in ("ongoing", "started") for m in care) or any(
         m.kind in ("Problem", "Cancer") and m.assertion == "present" and
-        (m.detail.get("metastasis") or _ACTIVE.search(m.text) or any("recurrence" in c.code for c in m.concepts))
+        (m.detail.get("metastasis") or _ACTIVE.search(m.text) or is_progression(_keys(m.concepts)))
         for m in row)
     over = bool(_NO_DISEASE.search(text)) or bool(care)
     if active or not over:
@@ -620,6 +619,10 @@ def past_cancer(text: str, row: list[Mention], note_day, day_first: bool = False
                         flags=m.flags + (PAST_CANCER,))
         out.append(m)
     return out
+
+
+def _keys(concepts: tuple[Concept, ...]) -> tuple[str, ...]:
+    return tuple(f"{c.system}|{c.code}" for c in concepts)
 
 
 _NEOPLASM = "HPO|HP:0002664"

@@ -17,7 +17,7 @@ from graphkit.clinical.values import observation_values
 from ingest.link.sources import Concept
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
-from ingest.nlp.when import dated, day_first
+from ingest.nlp.when import dated, day_first, period_end
 from ingest.text import NormalizedText, Section, Sentence
 from ingest.text.chunks import chunk_sections, leaf_chunks
 
@@ -49,16 +49,8 @@ def _plausible(d: datetime, around: datetime) -> bool:
 
 def _dates(text: str, around: datetime, day_first: bool):
     for m in _DATE.finditer(text):
-        try:
-            if m.group("iso"):
-                d = datetime.fromisoformat(m.group("iso"))
-            else:
-                mo, da, yr = (int(x) for x in m.group("us").split("/"))
-                yr += 2000 if yr < 100 else 0  # "10/1/24"
-                d = datetime(yr, da, mo) if day_first else datetime(yr, mo, da)
-        except ValueError:
-            continue
-        if _plausible(d, around):
+        day = period_end(m.group("iso") or m.group("us"), day_first)  # "10/1/24", "29/08/2024": one reader
+        if day is not None and _plausible(d := datetime(day.year, day.month, day.day), around):
             yield d
 
 
