@@ -51,3 +51,10 @@ CALL {
 }
 WITH d, c, target WHERE target IS NOT NULL
 CREATE (d)-[:CITES {alias: c.alias, part: c.part, supported: c.supported}]->(target)
+
+// name: sentence_events
+// The events each cited sentence evidences: what ingestion read in it, with its note's date and section
+// (the attribution check compares a claim with these, not with a re-reading of the bare sentence).
+UNWIND $ids AS id
+MATCH (ev:Event)-[:EVIDENCED_BY]->(t:Sentence {id: id})
+RETURN id AS sentence, collect(ev.id) AS events

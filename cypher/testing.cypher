@@ -72,3 +72,10 @@ RETURN toString(ev.valid_time) AS time
 // name: chunks_of_encounter
 MATCH (c:Chunk {encounter: $encounter})
 RETURN c.id AS id, c.text AS text
+
+// name: sentences_by_text
+// A patient's sentences with exactly this text (labelled attribution pairs that predate sentence ids).
+UNWIND $rows AS row
+MATCH (:Patient {id: row.patient})-[:HAD_ENCOUNTER]->(:Encounter)-[:DOCUMENTED_BY]->(:Note)-[:HAS_SECTION]->(:Section)
+      -[:HAS_SENTENCE]->(t:Sentence {text: row.text})
+RETURN row.patient AS patient, row.text AS text, collect(t.id) AS ids

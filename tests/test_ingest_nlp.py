@@ -280,3 +280,41 @@ def test_progression_named_as_a_time_or_a_risk_is_no_finding(nlp):
     assert _one(nlp, "Repeat liquid bx at progression.")[-1][2] == "possible"
     assert _one(nlp, "High risk of recurrence.")[0][2] == "possible"
     assert ("PROGRESSION", "Problem", "present", None) in _one(nlp, "3 new liver lesions => PROGRESSION.")
+
+
+def test_a_wrapped_line_a_tumour_type_s_usual_result_and_results_not_back_yet(nlp):
+    # a cue phrase split by a line wrap still reads; what a tumour type usually shows is no result
+    got = _one(nlp, "Classic ILC is almost\nalways ER-positive, but this has to be confirmed.")
+    assert [a for t, k, a, _ in got if k == "Biomarker"] == ["possible"]
+    assert [m[0] for m in got if m[1] == "Cancer"] == ["ILC"]  # the mention keeps its text as written
+    assert {v for *_, v in _one(nlp, "Still no ER/PR/HER2: the block never arrived.") if v} == \
+        {"ER=not-tested;PR=not-tested;HER2=not-tested"}
+    assert _one(nlp, "no HER2 amplification")[0][3] == "HER2=negative"
+
+
+def test_care_not_yet_given_advised_weighed_or_named_as_a_time_point(nlp):
+    assert _one(nlp, "Adjuvant chemotherapy has NOT yet been given.")[0][2] == "negated"
+    assert _one(nlp, "Adjuvant chemotherapy is not indicated at this stage.")[0][2] == "negated"
+    assert ("TME", "Procedure", "planned", None) in _one(nlp, "Incomplete response, TME advised.")
+    assert ("radiation", "Procedure", "possible", None) in _one(nlp, "She'll think about radiation.")
+    got = _one(nlp, "No surgery has been performed; no further chemotherapy given since CRT.")
+    assert ("CRT", "Procedure", "historical", None) in got
+    assert all(a == "planned" for _, k, a, _ in _one(
+        nlp, "Recommend concurrent chemoradiotherapy: 60 Gy/30 fx with weekly carboplatin AUC2/paclitaxel.")
+        if k in ("Procedure", "Medication"))
+
+
+def test_a_board_or_clinic_named_after_a_cancer_and_relatives_with_one(nlp):
+    assert not [m for m in _one(nlp, "THORACIC TUMOR BOARD 21-Jul-2025") if m[1] == "Cancer"]
+    assert not [m for m in _one(nlp, "Cancer genetics - results visit") if m[1] == "Cancer"]
+    got = _one(nlp, "FDR dx <60 -> colonoscopy now. Two paternal relatives with CRC.")
+    assert ("colonoscopy", "Test", "present", None) in got and ("CRC", "Cancer", "family", None) in got
+
+
+def test_small_cell_lung_cancer_is_coded_as_the_lung_s_and_responses_are_read(nlp):
+    [ms] = extract_mentions(nlp, ["Dx: limited-stage SCLC."], [None])
+    assert "DOID|DOID:5409" in _codes(ms[-1])  # lung small cell carcinoma, not small cell of any organ
+    got = _one(nlp, "Flex sig: residual ulcerated tumour - NOT a clinical complete response.")
+    assert [v for _, k, _, v in got if k == "Response"] == ["response=incomplete"] * 2
+    assert [v for _, k, _, v in _one(nlp, "Clinical complete response; ypT0N0 pathologic complete response.")
+            if k == "Response"] == ["response=complete"]

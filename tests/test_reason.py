@@ -296,3 +296,40 @@ def test_a_therapy_class_named_beside_the_drugs_of_a_done_step_is_that_course_re
     res = assess(spec, paths, build_state("p", facts, D("2025-04-28")), D("2025-04-28"), codes)
     assert "concurrent-chemoradiation" in [i.step for i in res.items if i.status == "done"]
     assert "subsequent-line-therapy" not in [i.step for i in res.items if i.status == "done-not-indicated"]
+
+
+def test_a_generic_lung_cancer_beside_small_cell_histology_is_not_nsclc():
+    spec, paths, codes = _spec("nsclc")
+    generic = fact(1, "Cancer", "lung malignancy", "2025-07-08", detail={"histology": "cancer", "site": "lung"},
+                   codes=("DOID|DOID:1324", "ICD-10-CM|C34.1"), ancestors=("DOID|DOID:162",))
+    sclc = fact(2, "Cancer", "small cell carcinoma", "2025-07-11",
+                detail={"histology": "small cell carcinoma", "site": "lung"},
+                codes=("DOID|DOID:5409",), ancestors=("DOID|DOID:3905", "DOID|DOID:1324", "DOID|DOID:162"))
+    day = D("2025-08-20")
+    assert assess(spec, paths, build_state("p", [generic], day), day, codes).applies  # type unknown: may be NSCLC
+    assert not assess(spec, paths, build_state("p", [generic, sclc], day), day, codes).applies
+
+
+def test_watch_and_wait_needs_a_documented_clinical_complete_response():
+    spec, paths, codes = _spec("colorectal")
+    rectal = ("DOID|DOID:1996",)
+    base = [
+        fact(1, "Test", "colonoscopy", "2024-12-12", codes=("SNOMED-CT|73761001",)),
+        fact(2, "Cancer", "rectal adenocarcinoma", "2024-12-16", codes=rectal,
+             ancestors=("DOID|DOID:1993", "DOID|DOID:9256", "DOID|DOID:162"), detail={"site": "rectum"}),
+        fact(3, "Test", "CT CAP", "2024-12-19", codes=("SNOMED-CT|77477000",)),
+        fact(4, "Biomarker", "pMMR", "2024-12-20", values=("MMR=proficient", "MSI=stable")),
+        fact(5, "Test", "MRI pelvis", "2024-12-23", codes=("SNOMED-CT|241615005",)),
+        fact(6, "Stage", "cT3cN1M0", "2024-12-23", values=("IIIB",), detail={"basis": "clinical", "site": "rectum"}),
+        fact(7, "Procedure", "long-course chemoradiation", "2025-01-20", codes=("SNOMED-CT|703423002",)),
+        fact(8, "Test", "flexible sigmoidoscopy", "2025-04-17", codes=("SNOMED-CT|44441009",)),
+    ]
+    day = D("2025-05-01")
+    known = base + [fact(9, "Response", "NOT a clinical complete response", "2025-04-17",
+                         values=("response=incomplete",))]
+    res = assess(spec, paths, build_state("p", known, day), day, codes)
+    assert "watch-and-wait" not in [i.step for i in res.items if i.status == "done"]
+    assert "total-mesorectal-excision" in [i.step for i in res.items if i.status in ("due", "overdue")]
+    complete = base + [fact(9, "Response", "clinical complete response", "2025-04-17", values=("response=complete",))]
+    res = assess(spec, paths, build_state("p", complete, day), day, codes)
+    assert "watch-and-wait" in [i.step for i in res.items if i.status in ("done", "due", "option")]

@@ -57,6 +57,9 @@ def show_state(
     if st.performance:
         p = st.performance
         table.add_row("performance", f"{p.scale} {p.value}", p.date or "", p.evidence[0].event)
+    if st.response:
+        r = st.response
+        table.add_row("response", f"clinical response {r.value}", r.date or "", ", ".join(e.event for e in r.evidence[:2]))
     for t in st.treatments:
         table.add_row(t.kind.lower(), f"{t.name} ({t.status})", t.first or "", t.evidence[0].event if t.evidence else "")
     for t in st.planned:

@@ -222,6 +222,38 @@ class PerformanceFinding:
     value: str  # "ECOG=1", "KPS=80", or "invalid"
 
 
+@dataclass(frozen=True)
+class ResponseFinding:
+    start: int
+    end: int
+    value: str  # "response=complete" | "response=incomplete"
+
+
+# the clinical (not pathological) response to neoadjuvant treatment, as organ preservation needs it; a
+# negation written into the phrase ("NOT a clinical complete response") is its value, so it is in the span
+_RESPONSE = re.compile(
+    r"(?P<neg>\b(?:not|no|without)\s+(?:an?\s+|yet\s+(?:an?\s+)?)?(?:clinical(?:ly)?\s+)?complete\s+(?:clinical\s+)?"
+    r"response\b|\b(?:not|no)\s+(?:an?\s+)?(?-i:cCR)\b)"
+    r"|(?P<inc>\b(?:incomplete|partial|near[- ]complete)\s+(?:clinical\s+)?response\b|(?-i:\b(?:iCR|nCR)\b)|"
+    r"\bresidual\s+(?:[\w-]+\s+){0,2}?(?:tumou?r|disease)\b|\bregrowth\b)"
+    r"|(?P<cr>(?<!pathologic )(?<!pathological )\b(?:clinical(?:ly)?\s+)?complete\s+(?:clinical\s+|endoscopic\s+|"
+    r"radiologic(?:al)?\s+)?response\b|(?-i:\bcCR\b))", re.I)
+_MAY_RESPONSE = re.compile(r"respon|cCR|iCR|nCR|residual|regrowth", re.I)
+
+
+def find_responses(text: str) -> list[ResponseFinding]:
+    """Clinical response statements: "clinical complete response", "cCR" (complete); "NOT a clinical
+    complete response", "partial response", "residual tumour", "regrowth" (incomplete). A pathological
+    complete response (pCR, on the resection specimen) is not one. O(len(text))."""
+    if not _MAY_RESPONSE.search(text):
+        return []
+    out = []
+    for m in _RESPONSE.finditer(text):
+        value = "complete" if m.lastgroup == "cr" else "incomplete"
+        out.append(ResponseFinding(m.start(), m.end(), f"response={value}"))
+    return out
+
+
 def find_performance_status(text: str) -> list[PerformanceFinding]:
     """ECOG (0-5; a range "1-2" keeps its worse end) and Karnofsky (0-100, steps of 10) scores."""
     out = []
@@ -270,7 +302,9 @@ _MARKER_NAMES = [
     ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
 ]
-_NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:\w+\s+){0,2}?(?:status|results?|testing|data|report)\b", re.I)
+_NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:(?:\w+\s+){0,2}?(?:status|results?|testing|data|report)\b|yet\b)",
+                        re.I)
+_STILL = re.compile(r"\b(?:still|yet|as\s+yet)\s+$", re.I)  # "still no ER/PR/HER2": not resulted, not negative
 _PENDING = r"unknown|not\s+(?:yet\s+)?(?:available|resulted|known|back)|awaited|awaiting|pending|to\s+follow|sent|requested|ordered|will\s+be\s+(?:issued|reported|sent)|in\s+process|awaited"
 _NOT_TESTED = (r"not\s+(?:performed|done|tested|sent|assessed|evaluated|reportable|evaluable)|unevaluable|insufficient|"
                r"qns|quantity\s+not\s+sufficient|inadequate|failed")
@@ -589,7 +623,8 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         # "no" / "without" reach only the marker right after them ("no new lesions - PR" is a response)
         use_prefix = prefix_status if adjacent or (not ev and prefix_word not in ("no", "without")) else None
         if use_prefix == "negative" and prefix_word in ("no", "without") and not ev and \
-                _NO_RESULT.match(text[group[-1][2]:group[-1][2] + 40]):
+                (_NO_RESULT.match(text[group[-1][2]:group[-1][2] + 40])
+                 or (prefix_start is not None and _STILL.search(text[max(0, prefix_start - 12):prefix_start]))):
             use_prefix, ev = None, [("status", "not tested")]  # "no EGFR, ALK or ROS1 status yet": no result
         names = [_MARKER_NAMES[int(g[0][2:])][0] for g in group]
         per_marker = len(group) > 1 and (use_prefix is not None or any(sep != "/" for sep in seps))

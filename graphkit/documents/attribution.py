@@ -111,6 +111,27 @@ def stated_facts(sentence: str) -> dict[str, set[str]]:
     return out
 
 
+def stored_facts(facts) -> dict[str, set[str]]:
+    """:func:`stated_facts` from the facts ingestion stored for a sentence (``state.model.Fact``): read
+    with the whole note (its date, section, earlier lines), so a plan line dated after the note is
+    planned here too, as it is in the patient's state. O(facts)."""
+    from ingest.link.hierarchy import ancestors
+
+    out: dict[str, set[str]] = {}
+    for f in facts:
+        keys = set(f.values) | {f"stage|{v}" for v in f.values if f.kind == "Stage"}
+        for c in f.codes[:3]:
+            keys.add(c)
+            system, _, code = c.partition("|")
+            keys.update(_roll_up(system, code, ancestors))
+        status = (f.detail or {}).get("status")
+        for k in keys:
+            out.setdefault(k, set()).add(f.assertion)
+            if status:
+                out[k].add(f"status:{status}")
+    return out
+
+
 _CLAIM_STATUS = re.compile(r"\((completed|ongoing|started|stopped)\)")
 _DONE_CUES = {"status:completed", "historical"}
 
@@ -133,16 +154,22 @@ def _specific(fact: str) -> bool:
 
 
 def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_THRESHOLD,
-             strong: float = DEFAULT_STRONG, floor: float = 0.1) -> Support:
+             strong: float = DEFAULT_STRONG, floor: float = 0.1, stated: dict[str, set[str]] | None = None) -> Support:
     """Supported when the texts share a specific value (and are not unrelated, cosine >= ``floor``), or
-    share a concept and are close (cosine >= ``threshold``), or are very close (>= ``strong``)."""
+    share a concept and are close (cosine >= ``threshold``), or are very close (>= ``strong``).
+    ``stated``: what the sentence asserts of each fact as ingestion stored it (:func:`stored_facts`);
+    without it the bare sentence is read again (:func:`stated_facts`)."""
     polarity = claim_polarity(claim)
     status = _CLAIM_STATUS.search(claim)
-    stated = stated_facts(source)
+    stated = stated if stated is not None else stated_facts(source)
     shared = tuple(sorted(f for f in facts_of(claim) & facts_of(source)
                           if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None)))
     if not set(shared) & leading_fact(claim):
         shared = ()  # the sentence states something else the claim mentions, not the claim's subject
+    subject = facts_of(re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0])
+    stages = {f for f in facts_of(claim) if f.startswith("stage|")}
+    if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):
+        shared = ()  # "IDC was first recorded ..., stage IA": the sentence must name the cancer and its stage
     basis = re.search(r"\b(pathological|clinical)\b", claim)
     if basis and shared and not re.search(r"(?<![A-Za-z])" + ("y?p" if basis.group(1) == "pathological" else "c")
                                           + r"[TN]\d|" + basis.group(1)[:9], source, re.I):
@@ -153,11 +180,14 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
 
 
 def check_pairs(pairs: list[tuple[str, str]], embedder, threshold: float = DEFAULT_THRESHOLD,
-                strong: float = DEFAULT_STRONG) -> list[Support]:
-    """Support for each (claim, source sentence) pair, with one embedding batch. O(pairs)."""
+                strong: float = DEFAULT_STRONG, stated: list[dict[str, set[str]] | None] | None = None) -> list[Support]:
+    """Support for each (claim, source sentence) pair, with one embedding batch; ``stated``: per pair,
+    the sentence's stored facts (:func:`stored_facts`) where known. O(pairs)."""
     if not pairs:
         return []
     texts = list(dict.fromkeys(t for p in pairs for t in p))
     index = {t: i for i, t in enumerate(texts)}
     emb = embedder.encode(texts)
-    return [supports(c, s, float(np.dot(emb[index[c]], emb[index[s]])), threshold, strong) for c, s in pairs]
+    stated = stated or [None] * len(pairs)
+    return [supports(c, s, float(np.dot(emb[index[c]], emb[index[s]])), threshold, strong, stated=st)
+            for (c, s), st in zip(pairs, stated)]

@@ -81,7 +81,7 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
     that made it contradictory). O(len(edges))."""
     markers: dict[str, str] = {}
     lo, hi, lo_s, hi_s = -1, 10**6, None, None
-    sites, priors, ecog, ecog_lo = [], [], None, None
+    sites, priors, ecog, ecog_lo, response = [], [], None, None, None
     for i, e in enumerate(edges):
         w = e.when
         for name, value in w.biomarkers:
@@ -106,6 +106,10 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
             ecog_lo = w.ecog_min if ecog_lo is None else max(ecog_lo, w.ecog_min)
         if None not in (ecog, ecog_lo) and ecog_lo > ecog:
             return {}, f"ECOG must be at least {ecog_lo} and at most {ecog}", i
+        if w.response:
+            if response not in (None, w.response):
+                return {}, f"the response must be both {response} and {w.response}", i
+            response = w.response
     merged: dict = {}
     if markers:
         merged["biomarkers"] = markers
@@ -119,6 +123,8 @@ def merge_conditions(edges: list[Edge]) -> tuple[dict, str | None, int | None]:
         merged["ecog_max"] = ecog
     if ecog_lo is not None:
         merged["ecog_min"] = ecog_lo
+    if response:
+        merged["response"] = response
     return merged, None, None
 
 

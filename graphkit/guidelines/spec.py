@@ -31,6 +31,7 @@ class Condition:
     prior_step: str | None = None
     ecog_max: int | None = None
     ecog_min: int | None = None
+    response: str | None = None  # complete | incomplete: the clinical response to the treatment before
 
     def as_dict(self) -> dict:
         d: dict = {}
@@ -46,6 +47,8 @@ class Condition:
             d["ecog_max"] = self.ecog_max
         if self.ecog_min is not None:
             d["ecog_min"] = self.ecog_min
+        if self.response:
+            d["response"] = self.response
         return d
 
 
@@ -182,7 +185,8 @@ def condition_of(when: dict | None) -> Condition:
     return Condition(
         biomarkers=tuple(sorted((str(k), str(v)) for k, v in (when.get("biomarkers") or {}).items())),
         stage_min=stage.get("min"), stage_max=stage.get("max"), site=when.get("site"),
-        prior_step=when.get("prior_step"), ecog_max=when.get("ecog_max"), ecog_min=when.get("ecog_min"))
+        prior_step=when.get("prior_step"), ecog_max=when.get("ecog_max"), ecog_min=when.get("ecog_min"),
+        response=when.get("response"))
 
 
 def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> GuidelineSpec:

@@ -68,6 +68,15 @@ def check_ecog(state: PatientState, ecog_max: int | None, ecog_min: int | None =
     return Check("ECOG", required, str(p.value), SATISFIED if lo <= p.value <= hi else VIOLATED, _ev(p.evidence))
 
 
+def check_response(state: PatientState, required: str) -> Check:
+    """The clinical response to the latest treatment (``PatientState.response``): a watch-and-wait branch
+    needs a documented clinical complete response; none documented is unknown, not a guess."""
+    r = state.response
+    if r is None:
+        return Check("response", required, None, UNKNOWN)
+    return Check("response", required, r.value, SATISFIED if r.value == required else VIOLATED, _ev(r.evidence))
+
+
 def check_prior(step: str, done: dict[str, str]) -> Check:
     """A prior step: the branch applies only when that step was done."""
     return Check(f"prior:{step}", "done", "done" if step in done else None,
@@ -85,6 +94,8 @@ def evaluate(conditions: dict, state: PatientState, done: dict[str, str], stage=
     out += [check_prior(p, done) for p in conditions.get("prior_steps") or ()]
     if conditions.get("ecog_max") is not None or conditions.get("ecog_min") is not None:
         out.append(check_ecog(state, conditions.get("ecog_max"), conditions.get("ecog_min")))
+    if conditions.get("response"):
+        out.append(check_response(state, conditions["response"]))
     return out
 
 
@@ -103,6 +114,8 @@ def evaluate_condition(cond: Condition, state: PatientState, done: dict[str, str
         merged["ecog_max"] = cond.ecog_max
     if cond.ecog_min is not None:
         merged["ecog_min"] = cond.ecog_min
+    if cond.response:
+        merged["response"] = cond.response
     return evaluate(merged, state, done, stage)
 
 

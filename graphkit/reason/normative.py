@@ -520,7 +520,8 @@ def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: st
         while k > 0:
             edge = p.edges[k - 1]
             w = edge.when
-            if w.biomarkers or w.stage_min or w.stage_max or w.site or w.ecog_max is not None or w.ecog_min is not None:
+            if w.biomarkers or w.stage_min or w.stage_max or w.site or w.ecog_max is not None \
+                    or w.ecog_min is not None or w.response:
                 for c in evaluate_condition(w, state, {}):
                     out.setdefault((c.fact, c.required), c)
                 break

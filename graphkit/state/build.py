@@ -29,7 +29,7 @@ from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, is_cancer_treatme
 from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, parse_tnm,
                                       stage_rank)
 from graphkit.state.model import (CancerFact, Evidence, Fact, Issue, MarkerFact, PatientState, PerformanceFact,
-                                  StageFact, TreatmentFact)
+                                  ResponseFact, StageFact, TreatmentFact)
 
 HAPPENED = frozenset({"present", "historical"})
 _UNUSABLE = ("pending", "not-tested", "invalid")
@@ -66,6 +66,9 @@ def patient_site(facts: list[Fact]) -> str | None:
     return max(set(specific), key=specific.count) if specific else sites[0]
 
 
+_GENERIC_HISTOLOGY = {None, "cancer", "carcinoma"}  # ingest.nlp.oncology's histologies that name no cell type
+
+
 def cancers_of(facts: list[Fact]) -> list[CancerFact]:
     """Own cancers grouped by site (or by first code when the site is unknown), first date first. A
     histology written without a site anywhere in its note ("adenocarcinoma" in an EBUS report) takes the
@@ -84,9 +87,12 @@ def cancers_of(facts: list[Fact]) -> list[CancerFact]:
         site = own_site or fallback
         hist = next((f.detail.get("histology") for f in fs if f.detail.get("histology")), None)
         dates = [f.date for f in fs if f.date]
+        # "lung malignancy" on the CT, "small cell carcinoma" on the biopsy: one cancer, named by its
+        # histology once known; the organ-level name's codes (ICD C34: any lung cancer) do not stand beside it
+        coded = [f for f in fs if f.codes and f.detail.get("histology") not in _GENERIC_HISTOLOGY] or fs
         out.append(CancerFact(best.text, site, hist,
-                              tuple(dict.fromkeys(c for f in fs for c in f.codes)),
-                              tuple(dict.fromkeys(a for f in fs for a in f.ancestors)),
+                              tuple(dict.fromkeys(c for f in coded for c in f.codes)),
+                              tuple(dict.fromkeys(a for f in coded for a in f.ancestors)),
                               _iso(min(dates)) if dates else None, tuple(evidence(f) for f in fs[:5]),
                               site_inferred=own_site is None and site is not None,
                               past=all(PAST_CANCER in f.flags for f in fs)))
@@ -217,6 +223,21 @@ def performance_of(facts: list[Fact]) -> PerformanceFact | None:
     return latest
 
 
+def response_of(facts: list[Fact]) -> ResponseFact | None:
+    """The latest documented clinical response (``response=complete|incomplete``, read at ingestion by
+    :func:`graphkit.clinical.values.find_responses`); on one day an incomplete statement wins (a
+    "complete response?" question beside "residual tumour" is not one)."""
+    dated = [(f.date or dt.date.min, v.partition("=")[2], f) for f in facts if f.kind == "Response"
+             for v in f.values if v.startswith("response=")]
+    if not dated:
+        return None
+    day = max(d for d, _, _ in dated)
+    today = [(v, f) for d, v, f in dated if d == day]
+    value = "incomplete" if any(v == "incomplete" for v, _ in today) else "complete"
+    return ResponseFact(value, _iso(day) if day != dt.date.min else None,
+                        tuple(evidence(f) for v, f in today if v == value)[:3])
+
+
 def treatments_of(facts: list[Fact]) -> list[TreatmentFact]:
     """One entry per cancer-directed treatment concept (:mod:`graphkit.clinical.treatments`), first date
     first. O(n)."""
@@ -259,6 +280,7 @@ def build_state(patient: str, facts: list[Fact], at: dt.date | None = None) -> P
     state.markers, issues = markers_of(happened)
     state.issues += issues
     state.performance = performance_of(happened)
+    state.response = response_of(happened)
     state.treatments = treatments_of(happened)
     state.progression = sorted({f.date.isoformat() for f in happened
                                 if f.kind == "Problem" and f.date and is_progression(f.codes)})

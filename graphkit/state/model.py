@@ -80,6 +80,13 @@ class PerformanceFact:
 
 
 @dataclass(frozen=True)
+class ResponseFact:
+    value: str  # complete | incomplete: the latest documented clinical response
+    date: str | None
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
 class TreatmentFact:
     name: str
     kind: str  # Medication | Procedure
@@ -112,6 +119,7 @@ class PatientState:
     stage_history: list[StageFact] = field(default_factory=list)
     markers: dict[str, MarkerFact] = field(default_factory=dict)
     performance: PerformanceFact | None = None
+    response: ResponseFact | None = None
     treatments: list[TreatmentFact] = field(default_factory=list)
     planned: list[TreatmentFact] = field(default_factory=list)
     progression: list[str] = field(default_factory=list)  # days progression or recurrence was documented

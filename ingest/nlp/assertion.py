@@ -102,6 +102,9 @@ def context_rules():
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    # "no chemotherapy given since CRT", "weight loss since surgery": care named as a past time point
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure", "Medication"})
+              for c in ("since", "ever since", "since completion of", "since finishing")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
               for c in ("stop", "discontinue", "d/c")]
     # return precautions and conditional plans name what the patient does not have
@@ -145,7 +148,7 @@ def context_rules():
               for c in ("was denied", "were denied", "denied by", "not approved", "not authorized",
                         "was not approved", "was not authorized")]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
-              for c in ("suggest", "suggested", "suggests", "advise", "advised")]
+              for c in ("suggest", "suggests", "advise")]  # "advised", "suggested": both ways, below
     # "LAR 5/6 cancelled by pt", "CANCELLING 5/6 surgery": booked, then not done
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
@@ -162,6 +165,17 @@ def context_rules():
                         "risks including", "risks of", "warned about", "educated on", "educated about",
                         "discussed risks", "discussed side effects", "potential side effects")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
+    # "classic ILC is almost always ER-positive": what a tumour type usually shows, not this tumour's result
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types={"Biomarker"})
+              for c in ("almost always", "nearly always", "usually", "typically", "generally", "most often",
+                        "commonly", "in most cases", "tends to be", "tend to be", "expected to be", "likely to be")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types={"Biomarker"})
+              for c in ("to be confirmed", "has to be confirmed", "needs confirmation", "needs to be confirmed",
+                        "must be confirmed", "awaiting confirmation")]
+    # "she'll think about radiation once ...": care the patient is still weighing
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
+              for c in ("think about", "thinking about", "think over", "thinking over", "thinks about",
+                        "weighing", "undecided about", "unsure about", "reconsider", "reconsidering")]
     # words that hold a cue word without its meaning ("prior auth" is not history, "prior to surgery" is a plan)
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
               for c in ("prior auth", "prior authorization", "prior authorisation", "prior to")]
@@ -179,12 +193,17 @@ def context_rules():
     # "FDR w/ CRC <60": a first-degree relative's cancer
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6)
               for c in ("fdr", "fdrs", "first-degree relative", "first degree relative", "1st-degree relative",
-                        "1st degree relative", "first-degree relatives", "family member", "family members")]
+                        "1st degree relative", "first-degree relatives", "family member", "family members",
+                        # "two paternal relatives with CRC" (the singular alone is also "relative risk")
+                        "relatives", "relative with", "relative had", "relative dx", "relative diagnosed")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
                         "were declined", "was deferred", "not an option", "not a candidate",
                         # "T-DM1 was discussed but never ordered": care named, then said not to have happened
                         "was not started", "were not started", "was never", "were never",
+                        # "Adjuvant chemotherapy has NOT yet been given"
+                        "not yet been given", "not yet given", "not yet been started", "not been administered",
+                        "not yet begun", "not been received", "not been delivered", "not yet delivered",
                         # "Oxaliplatin not added (age, neuropathy)": a drug left out of the regimen
                         "not added", "was not added", "were not added", "not be added", "left out")]
     # a diagnosis the work-up excluded ("Lung cancer ruled out - histoplasmoma", "malignancy excluded");
@@ -212,7 +231,11 @@ def context_rules():
               for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
-                        "was not sent", "not obtained", "not checked")]
+                        "was not sent", "not obtained", "not checked",
+                        # medspaCy's forward "is not" would take the "not" and negate nothing before it
+                        "is not indicated", "are not indicated", "was not indicated", "is not needed",
+                        "is not required", "is not recommended", "are not recommended", "is not appropriate",
+                        "is not necessary", "not necessary")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("w/o", "w/out")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
               for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
@@ -231,7 +254,9 @@ def context_rules():
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
                "will obtain", "will check", "will schedule", "to be scheduled", "to schedule", "next step", "anticipate",
-               "will continue with", "start", "initiate", "begin"]
+               "will continue with", "start", "initiate", "begin",
+               # "-> switch to carboplatin + pemetrexed": the next regimen (the past tense is history)
+               "switch to", "will switch to", "change to", "will change to", "convert to"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
     # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
@@ -341,7 +366,10 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
               for c in ("to be done", "to be performed", "to be sent", "to be obtained", "will be done",
                         "will be performed", "will be sent")]
-    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6) for c in ("planned", "scheduled", "ordered")]
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6)
+              for c in ("planned", "scheduled", "ordered",
+                        # "incomplete response, TME advised": the recommendation, not the operation
+                        "advised", "is advised", "was advised", "suggested", "proposed")]
     # hedged and contingent care: an option kept for later, one that may be considered, a decision not
     # made yet; counselling about risks names what the patient does not have
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
@@ -404,9 +432,14 @@ def inside_parenthesis(target, modifier, span_between) -> bool:
     return between.count(")") <= between.count("(")  # entering a parenthesis is fine, leaving one is not
 
 
+_SINCE = re.compile(r"\bsince\b", re.I)
+
+
 def no_arrow(target, modifier, span_between) -> bool:
-    """A negation does not cross a "->" of a treatment chronology."""
-    return span_between is None or not ("->" in span_between.text or "→" in span_between.text)
+    """A negation (or a relative) does not cross a "->" of a chronology or a plan, nor a "since" that
+    names a past time point ("no further chemotherapy given since CRT")."""
+    return span_between is None or not ("->" in span_between.text or "→" in span_between.text
+                                        or _SINCE.search(span_between.text))
 
 
 def _both(a, b):
@@ -416,16 +449,16 @@ def _both(a, b):
 
 def with_clause_limit(rule):
     """The rule, its reach kept on its side of a parenthesis (:func:`inside_parenthesis`), its backward
-    reach (and a negation's either way) stopped at a semicolon (:func:`same_clause`), a negation's at an
+    reach (and a negation's either way) stopped at a semicolon (:func:`same_clause`), a negation's or a relative's at an
     arrow (:func:`no_arrow`)."""
     if rule.on_modifies is not None:
         return rule
     checks = [inside_parenthesis]
     if rule.direction in ("BACKWARD", "BIDIRECTIONAL"):
         checks.append(same_clause)
-    if rule.category == "NEGATED_EXISTENCE":
-        checks.append(no_arrow)
-        if rule.direction not in ("BACKWARD", "BIDIRECTIONAL"):
+    if rule.category in ("NEGATED_EXISTENCE", "FAMILY"):
+        checks.append(no_arrow)  # "FDR dx <60 -> colonoscopy now": the arrow's plan is the patient's
+        if rule.category == "NEGATED_EXISTENCE" and rule.direction not in ("BACKWARD", "BIDIRECTIONAL"):
             checks.append(same_clause)  # "no distant metastases; CEA 5.8": a negation ends at its clause
     check = checks[0]
     for other in checks[1:]:

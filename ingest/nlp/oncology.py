@@ -211,14 +211,16 @@ def do_code(histology: str, site: str | None, site_text: str | None = None) -> s
         h = HISTOLOGY[h][1]
     group = SITE_GROUP.get(site) if site else None
     for hh in hists:
-        if HISTOLOGY[hh][2] and HISTOLOGY[hh][2] == group and hh in index:
-            return index[hh]  # a site-specific histology named alone in DO ("invasive ductal carcinoma")
         for ss in sites:
             for sname in _SITE_NAMES[ss]:
                 for hname in _HIST_IN_DO.get(hh, (hh,)):
                     for name in (f"{sname} {hname}", f"{hname} of {sname}", f"{hname} of the {sname}"):
                         if name in index:
                             return index[name]
+        # a histology that implies the site, named alone in DO ("invasive ductal carcinoma"), only after
+        # the site's own term: DO's "small cell carcinoma" is of any organ, "lung small cell carcinoma" is
+        if HISTOLOGY[hh][2] and HISTOLOGY[hh][2] == group and hh in index:
+            return index[hh]
     if site is None:
         if histology == "cancer":
             return index.get("cancer")  # "cancer", "malignancy" with no site: the generic DO term

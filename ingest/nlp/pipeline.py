@@ -32,7 +32,7 @@ from functools import lru_cache
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.values import (
-    STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_stages, group_exists, group_from_tnm,
+    STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
     marker_name_spans, may_hold_biomarker, may_hold_stage)
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
@@ -212,6 +212,16 @@ def service(text: str, m) -> bool:
         _SERVICE_WORD.search(before) or _SERVICE_AFTER.match(text[m.end:m.end + 25]))
 
 
+_INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
+                                r"society|foundation|navigator|network|alliance|committee|genetics|prevention)\b", re.I)
+
+
+def institution(text: str, m) -> bool:
+    """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic": a cancer word naming a meeting
+    or an institution, not a diagnosis of the patient."""
+    return m.kind == "Cancer" and bool(_INSTITUTION_AFTER.match(text[m.end:m.end + 20]))
+
+
 def room_air(text: str, m) -> bool:
     """"SpO2 95% on RA": room air, a vital sign's condition, not rheumatoid arthritis."""
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
@@ -237,13 +247,15 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     for p in (find_performance_status(text) if _MAY_PERFORMANCE.search(text) else ()):
         found.append(Found(p.start, p.end, "Problem", _performance_concepts(), (p.value,), {},
                            ("invalid:performance status",) if p.value == "invalid" else (), 0))
+    for r in find_responses(text):
+        found.append(Found(r.start, r.end, "Response", (), (r.value,), {}, (), 0))
     for m in (oncology.find_metastases(text) if _MAY_METASTASIS.search(text) else ()):
         found.append(Found(m.start, m.end, "Problem", _metastasis_concepts(m.icd), (), {"metastasis": m.site or "unspecified"},
                            (), 0))
     special = [(f.start, f.end) for f in found]
     described = [Found(d.start, d.end, "Problem", (), priority=60) for d in find_described_problems(text)]
     for c in oncology.find_cancers(text):
-        if any(a < c.end and c.start < b for a, b in special):
+        if any(a < c.end and c.start < b for a, b in special) or _INSTITUTION_AFTER.match(text[c.end:c.end + 20]):
             continue
         # a histology without a site is coded per note (resolve_note), from the note's cancer site
         site = c.site or oncology.HISTOLOGY[c.histology][2]
@@ -259,7 +271,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not service(text, m)]
+             and not room_air(text, m) and not service(text, m) and not institution(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -401,6 +413,16 @@ def _with_details(text: str, f: Found) -> Found:
     return replace(f, end=end, detail=detail)
 
 
+# a line break inside a sentence that only wraps it (not before a list item, a "Label:" or after a colon)
+_WRAP = re.compile(r"(?<=[^\n:])[ \t]*\n(?=[ \t]*[^\s\-*•\d(])(?![ \t]*[A-Za-z][\w /]{0,30}:)")
+
+
+def _unwrap(sentence: str) -> str:
+    """The sentence with its wrapping line breaks as spaces, same length (offsets unchanged): ConText's
+    cue phrases ("almost\nalways", "not\nindicated") and scopes read across a wrapped line. O(len)."""
+    return _WRAP.sub(lambda m: " " * len(m.group()), sentence)
+
+
 def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | None],
                      lexicon: Lexicon | None = None) -> list[list[Mention]]:
     """Mentions per sentence, with their assertion. Batched through ``nlp.pipe``; ConText runs only on
@@ -411,9 +433,9 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
     found = [find_mentions(s, lexicon) for s in sentences]
     context = nlp.get_pipe("medspacy_context")
     out: list[list[Mention]] = []
-    docs = nlp.pipe(sentences, batch_size=config.batch_size, disable=["medspacy_context"])
+    docs = nlp.pipe([_unwrap(s) for s in sentences], batch_size=config.batch_size, disable=["medspacy_context"])
     extra = getattr(nlp, "_graphkit_extra", None)
-    for doc, section, fs in zip(docs, sections, found):
+    for doc, text, section, fs in zip(docs, sentences, sections, found):
         spans = []
         for f in fs:
             span = doc.char_span(f.start, f.end, label=f.kind, alignment_mode="expand")
@@ -427,15 +449,15 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
         for f in fs:
             ent = next((e for (a, b), e in by_span.items() if a <= f.start < b), None)
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
-            label = _LABEL.match(doc.text[f.end:]) if f.kind in PLANNED_KINDS and not doc.text[:f.start].strip() else None
+            label = _LABEL.match(text[f.end:]) if f.kind in PLANNED_KINDS and not text[:f.start].strip() else None
             if label:
-                rest = doc.text[f.end + label.end():]
+                rest = text[f.end + label.end():]
                 said = label_assertion(rest)
                 # "MRI pelvis: no residual tumor" is the test's result, not "no MRI" (guideline R11)
                 if not (said == "negated" and f.kind == "Test" and re.match(r"\W*no\b", rest, re.I)):
                     assertion = said or assertion
             value = ";".join(f.values) if f.values else None
-            mentions.append(Mention(f.start, f.end, doc.text[f.start:f.end], f.kind, assertion, f.concepts, value,
+            mentions.append(Mention(f.start, f.end, text[f.start:f.end], f.kind, assertion, f.concepts, value,
                                     cue, f.values, f.detail, f.flags))
         if extra is not None:
             for ent in extra(doc.text).ents:
@@ -448,8 +470,8 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
                     mentions = [m for m in mentions if m not in overlap]
                     mentions.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
                                             tuple(lexicon.lookup(ent.text))))
-        mentions = [_awaited_event(doc.text, m) for m in sorted(mentions, key=lambda m: m.start)]
-        out.append(_plan_chains(doc.text, _one_regimen(doc.text, mentions)))
+        mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
+        out.append(_lead_plan(text, _plan_chains(text, _one_regimen(text, mentions))))
     return out
 
 
@@ -482,6 +504,21 @@ def _awaited_event(text: str, m: Mention) -> Mention:
             and _AWAITED.search(text[max(0, m.start - 30):m.start]):
         return replace(m, assertion="possible", cue=text[max(0, m.start - 30):m.start].split()[-1])
     return m
+
+
+_LEAD_PLAN = re.compile(r"^\W*(?:(?:we|I|MDT|board|team)\s+)?(?:would\s+)?(?:recommends?|recommended|recommendation|"
+                        r"proposes?|proposed|advises?|advised|plan(?:s|\s+is)?|suggests?)\b", re.I)
+
+
+def _lead_plan(text: str, mentions: list[Mention]) -> list[Mention]:
+    """"Recommend concurrent chemoradiotherapy: 60 Gy/30 fx with weekly carboplatin/paclitaxel": a
+    sentence that opens with a recommendation is one, to its end (a word-counted cue scope stops
+    short of a long regimen). Care with no cue of its own becomes planned. Pure."""
+    lead = _LEAD_PLAN.match(text)
+    if not lead:
+        return mentions
+    return [replace(m, assertion="planned", cue=lead.group().strip())
+            if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None else m for m in mentions]
 
 
 _CHAIN = re.compile(r"(?:\bthen\b|\bfollowed by\b|->|→|\bafter which\b)", re.I)

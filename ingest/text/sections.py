@@ -39,6 +39,9 @@ CANONICAL = {
     "discussion": "Discussion", "options": "Options", "treatment options": "Options", "alternatives": "Options",
     "options discussed": "Options", "options reviewed": "Options", "management options": "Options",
     "rec": "Plan", "recs": "Plan", "next steps": "Plan", "discharge plan": "Plan",
+    # a tumour board's "Outcome:" is its decision, care still to come
+    "outcome": "Plan", "mdt outcome": "Plan", "tumor board outcome": "Plan", "tumour board outcome": "Plan",
+    "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan",
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
