@@ -24,7 +24,7 @@ SET s.id = r.id, s.guideline = $id, s.version = $version, s.kind = r.kind, s.cat
     s.name = r.name, s.description = r.description, s.terminal = r.terminal, s.entry = r.entry,
     s.order = r.order, s.timing_after = r.timing_after, s.min_days = r.min_days, s.max_days = r.max_days,
     s.evidence_level = r.evidence_level, s.evidence_source = r.evidence_source,
-    s.not_indicated = r.not_indicated, s.establishes = r.establishes
+    s.not_indicated = r.not_indicated, s.establishes = r.establishes, s.requires = r.requires
 MERGE (g)-[:HAS_STEP]->(s)
 
 // name: merge_step_codes

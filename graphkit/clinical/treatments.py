@@ -33,6 +33,16 @@ CANCER_PROCEDURES = {
 
 #: Procedures that name a class of systemic therapy, not a drug ("chemo", "immunotherapy").
 SYSTEMIC_CLASSES = frozenset({"367336001", "76334006", "169413002"})
+#: The ATC groups each class names: a drug of the group given is that class given.
+CLASS_DRUGS = {"367336001": ("ATC|L01A", "ATC|L01B", "ATC|L01C", "ATC|L01D", "ATC|L01X", "regimen|"),
+               "76334006": ("ATC|L01FF",), "169413002": ("ATC|L02",)}
+
+
+def names_class_of(class_codes: tuple[str, ...], drug_keys: tuple[str, ...]) -> bool:
+    """Is a drug with these codes/ancestors one of the classes ``class_codes`` name? ("checkpoint
+    inhibitor" and pembrolizumab.) O(codes)."""
+    prefixes = tuple(p for c in class_codes for p in CLASS_DRUGS.get(c.split("|", 1)[1], ()))
+    return bool(prefixes) and any(k.startswith(prefixes) for k in drug_keys)
 
 
 def is_systemic_class(codes: tuple[str, ...]) -> bool:

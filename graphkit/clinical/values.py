@@ -270,6 +270,11 @@ def find_performance_status(text: str) -> list[PerformanceFinding]:
 # -- biomarkers ----------------------------------------------------------------------------------------------
 MARKERS = ("ER", "PR", "HR", "HER2", "EGFR", "KRAS", "NRAS", "BRAF", "MET", "ALK", "ROS1", "RET", "NTRK",
            "PD-L1", "MSI", "MMR", "BRCA1", "BRCA2")
+#: Oncogenic driver alterations that (almost) never occur together in one tumour (NSCLC: EGFR, ALK, ROS1,
+#: BRAF, RET, MET, NTRK, KRAS; colorectal: KRAS/NRAS vs BRAF): once one is found, a branch that needs
+#: another is not open, and the other need not be tested for that branch.
+DRIVERS = frozenset({"EGFR", "ALK", "ROS1", "BRAF", "RET", "MET", "NTRK", "KRAS", "NRAS"})
+DRIVER_FOUND = frozenset({"mutated", "positive"})
 MUTATION_MARKERS = {"EGFR", "KRAS", "NRAS", "BRAF", "MET", "BRCA1", "BRCA2"}
 FUSION_MARKERS = {"ALK", "ROS1", "RET", "NTRK"}
 STATUSES = {

@@ -39,7 +39,8 @@ def guideline_rows(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
               "not_indicated": json.dumps([{"when": x.when.as_dict(), "reason": x.reason,
                                             "contraindicated": x.contraindicated} for x in s.not_indicated])
               if s.not_indicated else None,
-              "establishes": json.dumps(s.establishes.__dict__) if s.establishes else None}
+              "establishes": json.dumps(s.establishes.__dict__) if s.establishes else None,
+              "requires": [f"{c.system}|{c.code}" for c in s.requires] or None}
              for i, s in enumerate(spec.steps)]
     codes = [{"uid": spec.uid(s.id), "system": c.system, "code": c.code, "display": c.display}
              for s in spec.steps for c in s.codes]

@@ -107,6 +107,7 @@ class Step:
     not_indicated: tuple[NotIndicated, ...] = ()
     establishes: Establishes = Establishes()
     timings: tuple[Timing, ...] = ()  # every window, one per anchor step
+    requires: tuple[Code, ...] = ()  # the defining element of a combination: one must be in the evidence
 
 
 @dataclass
@@ -206,6 +207,7 @@ def build_spec(data: dict, lines: dict[tuple, int], file: str = "") -> Guideline
             not_indicated=tuple(NotIndicated(condition_of(x["when"]), x["reason"], bool(x.get("contraindicated")))
                                 for x in s.get("not_indicated") or ()),
             establishes=_establishes(s.get("establishes")),
+            requires=_codes(s.get("requires")),
         ))
         for j, nxt in enumerate(s.get("next") or ()):
             edges.append(Edge(

@@ -126,6 +126,11 @@ def graph_problems(spec: GuidelineSpec, path_limit: int = DEFAULT_PATH_LIMIT) ->
         for j, c in enumerate(s.codes):
             if (why := code_problem(c.system, c.code)):
                 out.append(Problem(f, line_of(lines, ("steps", i, "codes", j)), "malformed-code", f"step {s.id!r}: {why}"))
+        own = {(c.system, c.code) for c in s.codes}
+        for j, c in enumerate(s.requires):
+            if (c.system, c.code) not in own:
+                out.append(Problem(f, line_of(lines, ("steps", i, "requires", j)), "unknown-reference",
+                                   f"step {s.id!r}: requires {c.system} {c.code}, which is not one of its codes"))
     for j, c in enumerate(spec.condition_codes):
         if (why := code_problem(c.system, c.code)):
             out.append(Problem(f, line_of(lines, ("condition", "codes", j)), "malformed-code", f"condition: {why}"))

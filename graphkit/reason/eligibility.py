@@ -9,7 +9,7 @@ ER stated both ways leaves the condition unknown.
 from __future__ import annotations
 
 from graphkit.clinical.sites import site_group, site_of
-from graphkit.clinical.values import STAGE_GROUP, marker_satisfies, stage_rank
+from graphkit.clinical.values import DRIVER_FOUND, DRIVERS, STAGE_GROUP, marker_satisfies, stage_rank
 from graphkit.guidelines.spec import Condition
 from graphkit.reason.model import SATISFIED, UNKNOWN, VIOLATED, Check
 from graphkit.state.model import PatientState
@@ -24,6 +24,12 @@ def check_marker(state: PatientState, name: str, required: str) -> Check:
     if required == "any":
         return Check(name, "any", m.status if m else None, SATISFIED if m else UNKNOWN, _ev(m.evidence) if m else ())
     if m is None:
+        other = next((k for k in sorted(DRIVERS - {name}) if name in DRIVERS and required in DRIVER_FOUND
+                      and state.marker(k) in DRIVER_FOUND), None)
+        if other:  # EGFR-mutant: a branch for an NTRK fusion is not open, whatever NTRK would show
+            o = state.markers[other]
+            return Check(name, required, f"not tested; {other} {o.status} (drivers exclude each other)", VIOLATED,
+                         _ev(o.evidence))
         return Check(name, required, None, UNKNOWN)
     ok = marker_satisfies(required, m.status) if m.status not in ("conflicting", "not-tested") else None
     return Check(name, required, m.status, SATISFIED if ok else VIOLATED if ok is False else UNKNOWN, _ev(m.evidence))

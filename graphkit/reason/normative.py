@@ -29,12 +29,13 @@ of no followed path, with facts no followed step used, is ``done-not-indicated``
 from __future__ import annotations
 
 import datetime as dt
+from collections import defaultdict
 from dataclasses import dataclass
 
 import networkx as nx
 
 from graphkit.clinical.sites import site_group, site_of
-from graphkit.clinical.treatments import is_cancer_treatment, is_systemic_class
+from graphkit.clinical.treatments import is_cancer_treatment, is_systemic_class, names_class_of
 from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.guidelines.spec import GuidelineSpec, Step
 from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of
@@ -176,6 +177,7 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
                 (lo is None or f.date >= lo) and
                 (hi is None or f.date < hi or (inclusive and f.date == hi)))]
         facts = later_line(st, facts, out, by_id)
+        facts = with_defining_element(st, facts)
         if facts:
             dated = [f.date for f in facts if f.date]
             out[sid] = Match(min(dated) if dated else None, tuple(f.id for f in facts))
@@ -183,11 +185,30 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
     return out
 
 
+def with_defining_element(step: Step, facts: list[Fact]) -> list[Fact]:
+    """The facts that realize a step with a defining element (``requires``): none unless one of them is
+    that element (carboplatin and pemetrexed alone are not "osimertinib ± chemotherapy"), and then only
+    those from its first day on (chemotherapy before the TKI was another course). O(facts)."""
+    if not step.requires:
+        return facts
+    codes = {f"{c.system}|{c.code}" for c in step.requires}
+    cats = {c.code[:3] for c in step.requires if c.system == "ICD-10-CM"}
+    defining = [f for f in facts if _fact_matches(f, codes, cats)]
+    if not defining:
+        return []
+    first = min((f.date for f in defining if f.date), default=None)
+    return [f for f in facts if first is None or f.date is None or f.date >= first]
+
+
 def later_line(step: Step, facts: list[Fact], done: dict[str, Match], by_id: dict[str, Fact]) -> list[Fact]:
     """The facts that can realize ``step`` under its ``strict`` window: care begun before the window
     opens, or the anchor's own drugs given on, are the first line continuing ("mFOLFOX6 + bev to C12" is
-    not a second line; panitumumab with C1 is not a later line). O(facts)."""
+    not a second line; panitumumab with C1 is not a later line). A later line with no earlier line
+    done is none: carboplatin/pemetrexed given before an EGFR result is first-line care (of another
+    branch), not the line after an EGFR inhibitor that was never given. O(facts)."""
     win = _window(step, done)
+    if any(t.strict for t in step.timings) and not any(t.strict and t.after in done for t in step.timings):
+        return []
     if not (win and win[0].strict and win[0].min_days is not None and win[1].date):
         return facts
     floor = win[1].date + dt.timedelta(days=win[0].min_days)
@@ -213,6 +234,7 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
     observable = [sid for sid in pv.steps if spec.step(sid).kind not in IMPLIED_KINDS]
     last_done = max((i for i, sid in enumerate(observable) if sid in matches), default=-1)
     prev_ok = True
+    waits_for = None  # an earlier test not done whose result decides the branch: later steps wait for it
     for pos, sid in enumerate(pv.steps):
         st = spec.step(sid)
         if st.kind in IMPLIED_KINDS:
@@ -242,7 +264,8 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
         elif any((state.markers.get(x) or _NONE).status == "pending" for x in st.establishes.biomarkers):
             item.status, item.reason = "due", "results pending: document them when they are back"
             prev_ok = False
-        elif item.overdue_since and at > dt.date.fromisoformat(item.overdue_since):
+        elif item.overdue_since and at > dt.date.fromisoformat(item.overdue_since) and not (
+                waits_for and k >= last_done):
             item.status = "overdue"
             prev_ok = False
         elif k < last_done:
@@ -254,6 +277,10 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
             prev_ok = False
         else:
             prev_ok = False
+        if item.status in ("overdue", "due", "missing") and st.establishes.biomarkers:
+            waits_for = sid  # "EGFR-TKI overdue" before any EGFR result is the testing's delay, not its own
+        if waits_for and item.status == "not-yet-due" and item.overdue_since and waits_for != sid:
+            item.reason = f"waits for {waits_for}"
         items[sid] = item
     return items
 
@@ -481,16 +508,30 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     # the branch nearest the patient's state (osimertinib in stage IV EGFR wild-type disease is the
     # first-line EGFR-TKI step, not stage III consolidation; capecitabine alone in stage II is the
     # fluoropyrimidine step, not the stage III oxaliplatin doublet that lists it as a component), then
-    # to the narrowest step
-    def fit(f: Fact, st: Step) -> tuple[int, int, int]:
-        return specificity(f, st), -violated.get(st.id, 0), -len(st.codes)
-
-    best: dict[str, tuple[int, int, int]] = {}
+    # to the narrowest step; between equally specific steps, the one that holds more of the care given
+    # with it on its day (carboplatin + pemetrexed + pembrolizumab on one day is chemo-immunotherapy,
+    # not pembrolizumab alone plus a chemotherapy of another step)
+    same_day: dict[tuple[str, dt.date | None], set[str]] = defaultdict(set)
     for st in off_path:
         for f in fits[st.id]:
-            best[f.id] = max(best.get(f.id, (0, 0, 0)), fit(f, st))
+            same_day[(st.id, f.date)].add(f.id)
+
+    def fit(f: Fact, st: Step) -> tuple[int, int, int, int]:
+        return specificity(f, st), len(same_day.get((st.id, f.date), ())), -violated.get(st.id, 0), -len(st.codes)
+
+    given = [by_id[x] for x in used if x in by_id and by_id[x].kind == "Medication"] + [
+        f for st in off_path for f in fits[st.id] if f.kind == "Medication"]
+    best: dict[str, tuple[int, int, int, int]] = {}
+    for st in off_path:
+        for f in fits[st.id]:
+            best[f.id] = max(best.get(f.id, (0, 0, 0, 0)), fit(f, st))
     for st in off_path:
         facts = [f for f in fits[st.id] if f.id not in used and fit(f, st) >= best[f.id]]
+        # "checkpoint inhibitor should not have been given first line" after pembrolizumab was: a class
+        # named after a drug of it was given is that course retold, no deviation of its own
+        facts = [f for f in facts if not (is_systemic_class(f.codes) and any(
+            names_class_of(f.codes, g.codes + g.ancestors) and (g.date is None or f.date is None or g.date <= f.date)
+            for g in given))]
         if not facts:
             continue
         why = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, {}))]

@@ -45,7 +45,8 @@ def default_context_rules(context):
 
     rules = [r for r in ConTextRule.from_json(context.DEFAULT_RULES_FILEPATH) if r.literal not in (": no", ": none")]
     rules = [x for r in rules for x in as_phrases(r, context.nlp)]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=5) for c in (": no", ": none")]
+    # forward as far as a list of findings goes ("ROS: no fever, chills, or night sweats")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10) for c in (": no", ": none")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=10)
               for c in ("no family history of", "no family hx of", "no fhx of", "no family history",
                         "denies family history of", "negative family history of")]
@@ -494,6 +495,10 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
                 ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _DOUBT
                 and 0 <= m.modifier_span[0] - ent.end <= 2 for m in mods):
             return "possible", cue  # "MSI-H unlikely": a guess, not a result
+        if kind == "Stage" and any(m.category == "NEGATED_EXISTENCE" and m.modifier_span[1] <= ent.start for m in mods):
+            return "negated", cue  # "NOT stage IV - prior referral dx incorrect"
+        if kind == "Stage" and ent.doc.text[:ent.start_char].count('"') % 2 == 1 and '"' in ent.doc.text[ent.end_char:]:
+            return "possible", cue  # 'older referrals list "stage IV"': a stage reported, not stated
         return "present", cue
     if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)):
         return "negated", cue
