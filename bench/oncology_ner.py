@@ -40,7 +40,9 @@ HOLDOUTS = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6
 #: further development sets, one file each, tuned on (``--split dev2`` → oncology_dev2.jsonl)
 DEV_FILES = ("dev2",)
 KIND_MAP = {"Cancer": "cancer", "Stage": "stage", "Biomarker": "biomarker", "Medication": "treatment",
-            "Procedure": "treatment", "Test": "test", "Problem": "problem"}
+            "Procedure": "treatment", "Test": "test", "Problem": "problem",
+            # a response statement ("partial response", "residual tumour") is a finding: the guideline's problem
+            "Response": "problem"}
 KINDS = ["cancer", "stage", "biomarker", "treatment", "problem", "test"]
 HAPPENED = {"present", "historical"}
 

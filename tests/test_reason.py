@@ -322,14 +322,56 @@ def test_watch_and_wait_needs_a_documented_clinical_complete_response():
         fact(5, "Test", "MRI pelvis", "2024-12-23", codes=("SNOMED-CT|241615005",)),
         fact(6, "Stage", "cT3cN1M0", "2024-12-23", values=("IIIB",), detail={"basis": "clinical", "site": "rectum"}),
         fact(7, "Procedure", "long-course chemoradiation", "2025-01-20", codes=("SNOMED-CT|703423002",)),
-        fact(8, "Test", "flexible sigmoidoscopy", "2025-04-17", codes=("SNOMED-CT|44441009",)),
+        fact(8, "Medication", "consolidation CAPOX", "2025-03-03", codes=("regimen|CAPOX",)),  # total neoadjuvant
+        fact(10, "Test", "flexible sigmoidoscopy", "2025-06-17", codes=("SNOMED-CT|44441009",)),
     ]
-    day = D("2025-05-01")
-    known = base + [fact(9, "Response", "NOT a clinical complete response", "2025-04-17",
+    day = D("2025-07-01")
+    known = base + [fact(9, "Response", "NOT a clinical complete response", "2025-06-17",
                          values=("response=incomplete",))]
     res = assess(spec, paths, build_state("p", known, day), day, codes)
     assert "watch-and-wait" not in [i.step for i in res.items if i.status == "done"]
     assert "total-mesorectal-excision" in [i.step for i in res.items if i.status in ("due", "overdue")]
-    complete = base + [fact(9, "Response", "clinical complete response", "2025-04-17", values=("response=complete",))]
+    complete = base + [fact(9, "Response", "clinical complete response", "2025-06-17", values=("response=complete",))]
     res = assess(spec, paths, build_state("p", complete, day), day, codes)
     assert "watch-and-wait" in [i.step for i in res.items if i.status in ("done", "due", "option")]
+
+
+def test_a_step_s_defining_element_a_later_line_and_drivers_that_exclude_each_other():
+    spec, paths, codes = _spec("nsclc")
+    adeno, up = ("DOID|DOID:3910",), ("DOID|DOID:3908", "DOID|DOID:1324", "DOID|DOID:162")
+    chemo_io = [fact(20, "Medication", "carbo", "2024-05-28", codes=("RxNorm|40048",), ancestors=("ATC|L01XA02", "ATC|L01XA")),
+                fact(21, "Medication", "pem", "2024-05-28", codes=("RxNorm|68446",), ancestors=("ATC|L01BA04", "ATC|L01BA")),
+                fact(22, "Medication", "pembro", "2024-05-28", codes=("RxNorm|1547545",), ancestors=("ATC|L01FF02", "ATC|L01FF"))]
+    facts = [
+        fact(1, "Test", "CT chest", "2024-05-08", codes=("SNOMED-CT|77477000",)),
+        fact(2, "Cancer", "lung adenocarcinoma", "2024-05-08", codes=adeno, ancestors=up, detail={"site": "lung"}),
+        fact(3, "Test", "PET-CT", "2024-05-24", codes=("SNOMED-CT|450436003",)),
+        fact(4, "Stage", "cT4N3M1c", "2024-05-24", values=("IVB",), detail={"basis": "clinical", "site": "lung"}),
+        *chemo_io,
+        fact(5, "Biomarker", "EGFR L858R", "2024-06-12", values=("EGFR=mutated",)),
+        fact(6, "Biomarker", "ALK neg", "2024-06-12", values=("ALK=negative", "ROS1=negative", "PD-L1=high")),
+    ]
+    day = D("2024-06-21")
+    res = assess(spec, paths, build_state("p", facts, day), day, codes)
+    status = {i.step: i.status for i in res.items}
+    # carboplatin/pemetrexed are not "osimertinib ± chemotherapy", nor a later line after a TKI never given
+    assert status.get("egfr-tki") in ("due", "overdue", "option") and status.get("subsequent-line-therapy") != "done"
+    # the three drugs of one day are one deviation: chemo-immunotherapy, not pembrolizumab alone
+    assert [i.step for i in res.items if i.status == "done-not-indicated"] == ["chemo-immunotherapy"]
+    # EGFR-mutant: an NTRK fusion branch is not open, so NTRK is no missing information
+    assert "NTRK" not in [m.fact for m in res.missing_info]
+
+
+def test_first_line_options_wait_for_the_biomarker_result_that_decides_them():
+    spec, paths, codes = _spec("nsclc")
+    adeno, up = ("DOID|DOID:3910",), ("DOID|DOID:3908", "DOID|DOID:1324", "DOID|DOID:162")
+    facts = [
+        fact(1, "Test", "CT chest", "2024-04-02", codes=("SNOMED-CT|77477000",)),
+        fact(2, "Cancer", "lung adenocarcinoma", "2024-04-16", codes=adeno, ancestors=up, detail={"site": "lung"}),
+        fact(3, "Test", "PET-CT", "2024-04-29", codes=("SNOMED-CT|450436003",)),
+        fact(4, "Stage", "cT2N2M1c", "2024-04-29", values=("IVB",), detail={"basis": "clinical", "site": "lung"}),
+    ]
+    day = D("2024-08-30")
+    res = assess(spec, paths, build_state("p", facts, day), day, codes)
+    overdue = {i.step for i in res.items if i.status == "overdue"}
+    assert overdue == {"biomarker-testing"}

@@ -162,11 +162,17 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     polarity = claim_polarity(claim)
     status = _CLAIM_STATUS.search(claim)
     stated = stated if stated is not None else stated_facts(source)
+    # the sentence says the opposite of the claim about its subject ("Adjuvant chemotherapy has NOT yet
+    # been given" for "adjuvant chemotherapy (documented)"): no closeness of wording makes it support it
+    contradicted = polarity == "given" and any(
+        f in stated and not stated[f] & (_GIVEN | {"planned"}) and stated[f] & {"negated", "possible"}
+        for f in leading_fact(claim))
     shared = tuple(sorted(f for f in facts_of(claim) & facts_of(source)
                           if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None)))
     if not set(shared) & leading_fact(claim):
         shared = ()  # the sentence states something else the claim mentions, not the claim's subject
-    subject = facts_of(re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0])
+    head = re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0]
+    subject = facts_of(head) | {k for k in stated_facts(head) if "=" not in k and not k.startswith("stage|")}
     stages = {f for f in facts_of(claim) if f.startswith("stage|")}
     if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):
         shared = ()  # "IDC was first recorded ..., stage IA": the sentence must name the cancer and its stage
@@ -174,9 +180,26 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     if basis and shared and not re.search(r"(?<![A-Za-z])" + ("y?p" if basis.group(1) == "pathological" else "c")
                                           + r"[TN]\d|" + basis.group(1)[:9], source, re.I):
         shared = ()  # a pathological stage is not supported by a clinical one
+    if shared and _only_as_time_point(head, source):
+        shared = ()  # "skin healed after RT", "post-chemo": the care names a time, the sentence does not state it
     specific = any(_specific(f) for f in shared)
-    ok = cosine >= strong or (specific and cosine >= floor) or (bool(shared) and cosine >= threshold)
+    ok = not contradicted and (
+        cosine >= strong or (specific and cosine >= floor) or (bool(shared) and cosine >= threshold))
     return Support(ok, round(float(cosine), 4), shared)
+
+
+_TIME_POINT = r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after)\s*(?:the\s+|her\s+|his\s+)?"
+
+
+def _only_as_time_point(subject: str, source: str) -> bool:
+    """Is the claim's subject named in the sentence only as a time point ("after RT", "post-chemo",
+    "Post-CRT CT")? Compared by the subject's last word, as written in the claim. O(len(source))."""
+    words = re.findall(r"[A-Za-z][\w-]*", subject)
+    if not words:
+        return False
+    word = re.escape(words[-1])
+    said = [m.start() for m in re.finditer(rf"(?<![\w-]){word}(?![\w])", source, re.I)]
+    return bool(said) and all(re.search(_TIME_POINT + r"$", source[max(0, s - 25):s], re.I) for s in said)
 
 
 def check_pairs(pairs: list[tuple[str, str]], embedder, threshold: float = DEFAULT_THRESHOLD,

@@ -187,17 +187,14 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
 
 def with_defining_element(step: Step, facts: list[Fact]) -> list[Fact]:
     """The facts that realize a step with a defining element (``requires``): none unless one of them is
-    that element (carboplatin and pemetrexed alone are not "osimertinib ± chemotherapy"), and then only
-    those from its first day on (chemotherapy before the TKI was another course). O(facts)."""
+    that element (carboplatin and pemetrexed alone are not "osimertinib ± chemotherapy"; chemoradiation
+    alone is not total neoadjuvant therapy), and then all of them (the chemoradiation of a TNT comes
+    before its consolidation doublet). O(facts)."""
     if not step.requires:
         return facts
     codes = {f"{c.system}|{c.code}" for c in step.requires}
     cats = {c.code[:3] for c in step.requires if c.system == "ICD-10-CM"}
-    defining = [f for f in facts if _fact_matches(f, codes, cats)]
-    if not defining:
-        return []
-    first = min((f.date for f in defining if f.date), default=None)
-    return [f for f in facts if first is None or f.date is None or f.date >= first]
+    return facts if any(_fact_matches(f, codes, cats) for f in facts) else []
 
 
 def later_line(step: Step, facts: list[Fact], done: dict[str, Match], by_id: dict[str, Fact]) -> list[Fact]:
