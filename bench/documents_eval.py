@@ -161,14 +161,15 @@ def stored_statements(store, items: list[tuple[dict, bool]]) -> dict[str, dict]:
 
 def attribution_eval(split: str, embedder, store=None) -> dict:
     """Precision/recall of the attribution check on labelled pairs; the operating point is chosen on the
-    first set's dev half. ``split``: dev | test (the first set) | holdout (the blind second set). With a
+    first set's dev half. ``split``: dev | test (the first set) | holdout | holdout2 (blind sets). With a
     store, each sentence is judged by what ingestion stored for it (the production check)."""
     from graphkit.documents.attribution import check_pairs
 
     if not (ATTR / "labels.jsonl").exists():
         return {"error": "no labels"}
     first = _labelled("")
-    items = first + (_labelled("holdout") if split == "holdout" else [])
+    blind = _labelled(split) if split.startswith("holdout") else []
+    items = first + blind
     stored = stored_statements(store, items) if store is not None else {}
 
     def score(rows, th, strong):
@@ -189,8 +190,7 @@ def attribution_eval(split: str, embedder, store=None) -> dict:
     # if none does, the most precise one at the highest recall
     ok = [g for g in grid if g[2] >= 0.80]
     best = max(ok, key=lambda g: (g[3], g[2])) if ok else max(grid, key=lambda g: (g[2], g[3]))
-    rows = [x for x in items if x[0]["split"] == (split if split != "holdout" else "holdout5")] + \
-        ([x for x in items if x[0]["split"] == "holdout6"] if split == "holdout" else [])
+    rows = blind or [x for x in first if x[0]["split"] == split]
     p, r = score(rows, best[0], best[1])
     log(f"attribution: dev-chosen threshold {best[0]} strong {best[1]} (dev P {best[3]} R {best[2]}); "
         f"{split}: P {p} R {r} on {len(rows)} pairs ({sum(y for _, y in rows)} supported)")
@@ -200,8 +200,8 @@ def attribution_eval(split: str, embedder, store=None) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="dev", choices=["dev", "test", "holdout"],
-                    help="labelled attribution pairs to report (holdout: the blind second set)")
+    ap.add_argument("--split", default="dev", choices=["dev", "test", "holdout", "holdout2"],
+                    help="labelled attribution pairs to report (holdout, holdout2: the blind sets)")
     ap.add_argument("--attribution-only", action="store_true",
                     help="only the attribution check on the labelled pairs (the vignette patients must be ingested)")
     ap.add_argument("--bare", action="store_true", help="attribution: read the bare sentence, not the stored facts")
