@@ -146,8 +146,10 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
     for i, sid in enumerate(steps):
         st = spec.step(sid)
         if _is_surgery(st):
+            # a pathological stage alone, restated in a later note ("pT1c pN0(sn)" in the oncology
+            # consult), shows the operation happened, not when: it bounds nothing without the operation
             dated = [f.date for f in candidates[sid] if f.date]
-            if dated:
+            if dated and any(f.kind != "Stage" for f in candidates[sid] if f.date):
                 surgery_dates[i] = dated[0]
     treated: dict[int, dt.date] = {}  # first date of each done treatment step (a bound for assessments)
     for i, sid in enumerate(steps):
@@ -166,6 +168,9 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             # a response assessment or follow-up comes after treatment: imaging before it was diagnostic
             done_before = [d for j, d in treated.items() if j < i]
             facts = [f for f in facts if done_before and (f.date is None or f.date >= min(done_before))]
+        if st.kind == "Treatment" and not _is_surgery(st) and any(
+                _is_surgery(spec.step(s)) and not candidates[s] for s in steps[:i]):
+            facts = []  # adjuvant care needs its operation: before it, a regimen is the neoadjuvant course
         if not _is_surgery(st):
             before = [d for j, d in surgery_dates.items() if j < i]
             after = [d for j, d in surgery_dates.items() if j > i]
@@ -397,13 +402,16 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
 
     def rank(pv: PathVerdict):
         """More steps done and fewer of the patient's cancer treatments left unexplained, then fewer
-        steps overdue or missing: the branch the care took."""
+        steps overdue or missing, then more steps done by their defining element (chemoradiation and a
+        consolidation doublet are total neoadjuvant therapy, not chemoradiation alone): the branch the
+        care took."""
         matches, items = per_path[pv.path]
         n_done = sum(i.status in ("done", "done-not-indicated") for i in items.values())
         n_bad = sum(i.status in ("overdue", "missing") for i in items.values())
         used = {f for m in matches.values() for f in m.facts}
         unexplained = set(treated.values()) - {treated[f] for f in used if f in treated}
-        return (-(n_done - len(unexplained)), n_bad)
+        defined = sum(1 for sid in matches if spec.step(sid).requires)
+        return (-(n_done - len(unexplained)), n_bad, -defined)
 
     best = min(rank(v) for v in verdicts)
     path_matches = {v.path: per_path[v.path][0] for v in verdicts}

@@ -159,9 +159,19 @@ def find_cancers(text: str) -> list[CancerFinding]:
     return out
 
 
+_NORMAL = re.compile(r"\b(?:unremarkable|normal|otherwise\s+(?:clear|negative|fine)|no\s+(?:other\s+)?(?:mass|lesion|"
+                     r"tumou?r|polyps?|abnormalit))", re.I)
+_TUMOUR = re.compile(r"\b(?:mass|tumou?r|lesion|cancer|carcinoma|adenocarcinoma|adenoca|malignan\w*|ca)\b", re.I)
+
+
 def site_mentions(text: str) -> Counter:
-    """Canonical sites named in a text (for the note's site)."""
-    return Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text))
+    """Canonical sites named in a sentence (for the note's site): none from a sentence that reports a
+    normal organ ("colon to cecum otherwise unremarkable"), twice from one that names a tumour in it
+    ("low rectum: ulcerated mass")."""
+    if _NORMAL.search(text):
+        return Counter()
+    weight = 2 if _TUMOUR.search(text) else 1
+    return Counter({k: v * weight for k, v in Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)).items()})
 
 
 @cache

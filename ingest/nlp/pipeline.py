@@ -222,6 +222,14 @@ def institution(text: str, m) -> bool:
     return m.kind == "Cancer" and bool(_INSTITUTION_AFTER.match(text[m.end:m.end + 20]))
 
 
+def compound_part(text: str, m) -> bool:
+    """"PD" of "PD-1 blockade", "CD" of "CD-20": a short capitalized abbreviation joined by a hyphen to
+    what follows is part of another name (here a drug target), not the abbreviation (progressive
+    disease)."""
+    word = text[m.start:m.end]
+    return len(word) <= 4 and word.isupper() and bool(re.match(r"-[A-Za-z0-9]", text[m.end:m.end + 2]))
+
+
 def room_air(text: str, m) -> bool:
     """"SpO2 95% on RA": room air, a vital sign's condition, not rheumatoid arthritis."""
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
@@ -271,7 +279,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not service(text, m) and not institution(text, m)]
+             and not room_air(text, m) and not service(text, m) and not institution(text, m)
+             and not compound_part(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
