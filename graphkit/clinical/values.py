@@ -612,7 +612,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 sep = kt.strip().lower()
                 if sep in (".", ";") or sep in ("but", "with") and ev:
                     break
-                if sep in (",", "/") and ev and not _continues(tokens, k + 1, n):
+                if sep in (",", "/") and ev and not _continues(tokens, k + 1, n, text):
                     break
                 last = ke
                 k += 1
@@ -674,8 +674,17 @@ def _gap_ok(text: str, a: int, b: int) -> bool:
         or gap.strip() == "--"
 
 
-def _continues(tokens, k, n) -> bool:
-    """After ", " or "/": does more evidence for the same marker follow (not a new marker)?"""
+_NOT_MARKER_LEVEL = re.compile(r"\s*(?:-\s*)?(?:risk|grade|dose|volume|burden|TMB|tumou?r\s+mutational|suspicion|"
+                               r"probability|likelihood)\b", re.I)
+
+
+def _continues(tokens, k, n, text: str = "") -> bool:
+    """After ", " or "/": does more evidence for the same marker follow (not a new marker)? Not a
+    "high"/"low" that qualifies something else ("BRCA2 carrier, high risk for breast cancer", "MSS,
+    low TMB")."""
+    if k < n and tokens[k][0] == "status" and tokens[k][3].strip().lower() in ("high", "low") \
+            and _NOT_MARKER_LEVEL.match(text, tokens[k][2]):
+        return False
     return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps")
 
 

@@ -168,9 +168,9 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             # a response assessment or follow-up comes after treatment: imaging before it was diagnostic
             done_before = [d for j, d in treated.items() if j < i]
             facts = [f for f in facts if done_before and (f.date is None or f.date >= min(done_before))]
-        if st.kind == "Treatment" and not _is_surgery(st) and any(
-                _is_surgery(spec.step(s)) and not candidates[s] for s in steps[:i]):
-            facts = []  # adjuvant care needs its operation: before it, a regimen is the neoadjuvant course
+        operations = [s for s in steps[:i] if _is_surgery(spec.step(s))]
+        if st.kind == "Treatment" and not _is_surgery(st) and operations and not any(candidates[s] for s in operations):
+            facts = []  # adjuvant care needs an operation: before any, a regimen is the neoadjuvant course
         if not _is_surgery(st):
             before = [d for j, d in surgery_dates.items() if j < i]
             after = [d for j, d in surgery_dates.items() if j > i]

@@ -70,8 +70,13 @@ def inflection_stem(word: str) -> str:
     return w
 
 
+#: one-word shorthand that stands for a vocabulary word inside any term ("sentinel node bx")
+_SHORTHAND_WORDS = {"bx": "biopsy", "bxs": "biopsies"}
+
+
 def norm_token(tok: str) -> str:
     low = tok.lower()
+    low = _SHORTHAND_WORDS.get(low, low)
     return inflection_stem(low) if low.isalpha() else low
 
 

@@ -329,7 +329,11 @@ def context_rules():
               for c in ("asked about", "asks about", "inquired about", "inquires about", "questions about",
                         "question about", "curious about", "read about", "heard about", "asks when",
                         "asked when", "asking when", "asks whether", "asked whether", "asking whether",
-                        "asks if", "asked if", "asking about")]
+                        "asks if", "asked if", "asking about", "asked again about", "asks again about",
+                        "interested in", "not interested in")]
+    # "asked again about chemo - still not interested": care the patient does not want
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
+              for c in ("not interested", "still not interested", "remains uninterested", "uninterested")]
     # a call's topic and a talk of benefit are not care given ("Pt called re: chemo start", "benefit falls
     # when adjuvant chemo starts > 12 wks after surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
@@ -434,13 +438,14 @@ def inside_parenthesis(target, modifier, span_between) -> bool:
 
 
 _SINCE = re.compile(r"\bsince\b", re.I)
+_FULL_STOP = re.compile(r"[A-Za-z0-9)]\.(?:\s|$)")  # "no LVI. pT1c pN0(sn)": a sentence the splitter left joined ends
 
 
 def no_arrow(target, modifier, span_between) -> bool:
-    """A negation (or a relative) does not cross a "->" of a chronology or a plan, nor a "since" that
-    names a past time point ("no further chemotherapy given since CRT")."""
+    """A negation (or a relative) does not cross a "->" of a chronology or a plan, a "since" that names
+    a past time point ("no further chemotherapy given since CRT"), or a full stop."""
     return span_between is None or not ("->" in span_between.text or "→" in span_between.text
-                                        or _SINCE.search(span_between.text))
+                                        or _SINCE.search(span_between.text) or _FULL_STOP.search(span_between.text))
 
 
 def _both(a, b):

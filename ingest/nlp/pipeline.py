@@ -255,6 +255,9 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     for p in (find_performance_status(text) if _MAY_PERFORMANCE.search(text) else ()):
         found.append(Found(p.start, p.end, "Problem", _performance_concepts(), (p.value,), {},
                            ("invalid:performance status",) if p.value == "invalid" else (), 0))
+    # "whole breast 40.05 Gy in 15 fractions": a dose in gray is radiotherapy even when no word names it
+    for d in _GY_DOSE.finditer(text):
+        found.append(Found(d.start(), d.end(), "Procedure", _radiotherapy_concepts(lexicon), (), {}, (), 90))
     for r in find_responses(text):
         found.append(Found(r.start, r.end, "Response", (), (r.value,), {}, (), 0))
     for m in (oncology.find_metastases(text) if _MAY_METASTASIS.search(text) else ()):
@@ -306,6 +309,13 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     # a described problem ("knee problems") only where no term was found: terms name things better
     found += [d for d in described if not any(f.start < d.end and d.start < f.end for f in found)]
     return sorted(select_longest(found) + also, key=lambda f: (f.start, f.kind))
+
+
+_GY_DOSE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,2})?\s?c?Gy(?:\s?(?:/|in|x)\s?\d{1,2}\s?(?:fx|fractions?))?\b")
+
+
+def _radiotherapy_concepts(lexicon: Lexicon) -> tuple[Concept, ...]:
+    return tuple(c for c in lexicon.lookup("radiotherapy") if c.kind == "Procedure")[:3]
 
 
 def _performance_concepts() -> tuple[Concept, ...]:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n]{2,80}?)[ \t]*$", re.M)
 _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
+# "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
+_AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
 _COLON = re.compile(r"^(?P<name>[A-Za-z][A-Za-z /&()\-]{2,50}):[ \t]*(?=\S|$)", re.M)
 
 CANONICAL = {
@@ -88,6 +90,8 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
         before = [f for f in found if f[0] < start]
         if before and canonical_name(max(before)[2]) in _LIST_SECTIONS:
             found.append((start, body, name))
+    for m in _AP_INLINE.finditer(text):
+        found.append((m.start(), m.end(), m.group("name")))
     for m in _CAPS_LINE.finditer(text):
         name = m.group("name").strip()
         if canonical_name(name) or len(name.split()) >= 2:
