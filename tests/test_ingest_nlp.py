@@ -318,3 +318,15 @@ def test_small_cell_lung_cancer_is_coded_as_the_lung_s_and_responses_are_read(nl
     assert [v for _, k, _, v in got if k == "Response"] == ["response=incomplete"] * 2
     assert [v for _, k, _, v in _one(nlp, "Clinical complete response; ypT0N0 pathologic complete response.")
             if k == "Response"] == ["response=complete"]
+
+
+def test_shorthand_terms_doses_full_stops_and_assumed_results(nlp):
+    assert ("sentinel node bx", "Procedure", "historical", None) in _one(nlp, "s/p lumpectomy + sentinel node bx.")
+    assert [k for _, k, _, _ in _one(nlp, "Treatment: whole breast 40.05 Gy in 15 fractions.")] == ["Procedure"]
+    got = _one(nlp, "Surgical path: 0/2 sentinel nodes, no LVI. pT1c pN0(sn).")
+    assert [a for _, k, a, _ in got if k == "Stage"] == ["present"]  # the negation ends at the full stop
+    assert ("NSCLC", "Cancer", "negated", None) in _one(nlp, "Morphology and IHC exclude NSCLC.")
+    assert [a for _, k, a, _ in _one(nlp, "Panitumumab added on the assumption of RAS wild type.")
+            if k == "Biomarker"] == ["possible"]
+    assert [v for *_, v in _one(nlp, "BRCA2 carrier, high risk for breast cancer.") if v] == ["BRCA2=mutated"]
+    assert not [m for m in _one(nlp, "Started PD-1 blockade with dostarlimab.") if m[0] == "PD"]

@@ -83,3 +83,12 @@ def test_an_options_list_is_a_section_of_its_own_and_the_plan_goes_on():
     secs = [(s.name, text[s.start:s.end].strip()[:12]) for s in split_sections(text)]
     assert ("Options", "(a) neoadjuv") in secs
     assert secs[-1][1].startswith("Pt declines") and secs[-1][0] != "Options"
+
+
+def test_assessment_and_plan_headers_written_with_spaces_or_without_a_colon():
+    from ingest.text.sections import canonical_name, split_sections
+
+    assert canonical_name("Assessment / Plan") == canonical_name("A / P") == "Assessment and Plan"
+    assert canonical_name("Assessment & Plan") == "Assessment and Plan"
+    text = "Path reviewed.\nA/P 61F stage IA breast ca.\n- letrozole after RT\n"
+    assert [s.name for s in split_sections(text)][-1] == "Assessment and Plan"

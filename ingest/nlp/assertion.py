@@ -170,6 +170,9 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types={"Biomarker"})
               for c in ("almost always", "nearly always", "usually", "typically", "generally", "most often",
                         "commonly", "in most cases", "tends to be", "tend to be", "expected to be", "likely to be")]
+    # "added on the assumption of RAS wild type (left sided) before NGS resulted": a guess, not a result
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
+              for c in ("assumption of", "on the assumption", "assuming", "presuming", "presumably")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types={"Biomarker"})
               for c in ("to be confirmed", "has to be confirmed", "needs confirmation", "needs to be confirmed",
                         "must be confirmed", "awaiting confirmation")]
@@ -212,6 +215,9 @@ def context_rules():
     rules += [ConTextRule("ruled out", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=4)]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("excluded", "was excluded", "were excluded", "been excluded")]
+    # "morphology and IHC exclude NSCLC"
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types={"Cancer", "Problem"})
+              for c in ("exclude", "excludes", "excluding")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("not excluded", "not been excluded", "cannot be excluded", "can't be excluded",
                         "not ruled out", "not been ruled out", "cannot be ruled out", "not confirmed",
@@ -295,7 +301,8 @@ def context_rules():
               for c in ("would be", "could be", "would have been", "would start", "would give")]
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for", "offered")]
+              for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for", "offered",
+                        "re-offered", "reoffered", "re-offer")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
               for c in ("was offered", "were offered", "both options", "are options", "as options", "as an option",
                         "is an option", "an option")]
@@ -330,7 +337,7 @@ def context_rules():
                         "question about", "curious about", "read about", "heard about", "asks when",
                         "asked when", "asking when", "asks whether", "asked whether", "asking whether",
                         "asks if", "asked if", "asking about", "asked again about", "asks again about",
-                        "interested in", "not interested in")]
+                        "not interested in")]
     # "asked again about chemo - still not interested": care the patient does not want
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("not interested", "still not interested", "remains uninterested", "uninterested")]

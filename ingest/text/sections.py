@@ -65,7 +65,8 @@ def canonical_name(header: str) -> str | None:
     """The canonical section of a header, also when a remark follows it ("Recommendation - either
     acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:")."""
     key = re.sub(r"\s+", " ", header.strip().strip(":").lower())
-    return CANONICAL.get(key) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
+    tight = re.sub(r"\s*/\s*", "/", key)  # "Assessment / Plan", "A / P"
+    return CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
 
 
 _REMARK = re.compile(r"\s+(?:[-–(]|(?:d/w|discussed|reviewed|per|with|today|at\s+length)\b)")
