@@ -375,3 +375,14 @@ def test_first_line_options_wait_for_the_biomarker_result_that_decides_them():
     res = assess(spec, paths, build_state("p", facts, day), day, codes)
     overdue = {i.step for i in res.items if i.status == "overdue"}
     assert overdue == {"biomarker-testing"}
+
+
+def test_a_summary_states_the_cancer_and_its_first_stage_as_two_claims():
+    from types import SimpleNamespace
+
+    from graphkit.documents.summary import claims_from
+
+    state = build_state("p", _breast(), D("2025-06-01"))
+    claims = [c for c in claims_from(SimpleNamespace(state=state, applicable=[])) if c.aspect == "oncologic history"]
+    assert [c.text.split(" was ")[0] for c in claims][:1] == ["IDC"] and "stage" not in claims[0].text
+    assert any(c.text.startswith("The first recorded stage is IIA") for c in claims)

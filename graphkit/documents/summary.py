@@ -33,12 +33,15 @@ def claims_from(reasoning) -> list[Claim]:
     """The summary's claims, each with the events its facts come from. Pure. O(facts)."""
     st = reasoning.state
     out: list[Claim] = []
+    first = st.stage_history[0] if st.stage_history else None
     for c in st.cancers[:2]:
-        first = st.stage_history[0] if st.stage_history else None
-        stage = f", stage {first.group}" if first and first.group else ""
+        # the cancer and its first stage are two claims: each cites the sentences that state it
         out.append(Claim("oncologic history", f"{c.name[0].upper() + c.name[1:]} was first recorded on "
-                         f"{c.first or 'an undated note'}{stage}",
-                         [e.event for e in c.evidence[:2]] + ([e.event for e in first.evidence[:1]] if first else [])))
+                         f"{c.first or 'an undated note'}", [e.event for e in c.evidence[:2]]))
+    if first and first.group and st.cancers:
+        out.append(Claim("oncologic history", f"The first recorded stage is {first.group}"
+                         + (f" ({first.tnm})" if first.tnm else "") + f" as of {first.date}",
+                         [e.event for e in first.evidence[:2]]))
     if st.stage and st.stage.group:
         how = "pathological" if st.stage.basis == "pathological" else "clinical" if st.stage.basis else "stated"
         out.append(Claim("current disease status", f"The latest {how} stage is {st.stage.group}"
