@@ -141,10 +141,11 @@ def _labelled(prefix: str) -> list[tuple[dict, bool]]:
 
 
 def stored_statements(store, items: list[tuple[dict, bool]]) -> dict[str, dict]:
-    """Candidate id -> what ingestion stored for its sentence (attribution.stored_facts); pairs from
-    before sentence ids are found by patient and exact sentence text. Candidates whose sentence is not
-    in the graph (not ingested) are left out, so the check reads the bare sentence for them."""
-    from graphkit.documents.attribution import stored_facts
+    """Candidate id -> what ingestion stored for its sentence (documents.job.sentence_statements, the
+    production check's input); pairs from before sentence ids are found by patient and exact sentence
+    text. Candidates whose sentence is not in the graph (not ingested) are left out, so the check reads
+    the bare sentence for them."""
+    from graphkit.documents.job import sentence_statements
     from graphkit.state.io import load_facts
 
     need = [{"patient": c["patient"], "text": c["sentence"]} for c, _ in items if not c.get("sentence_id")]
@@ -152,11 +153,17 @@ def stored_statements(store, items: list[tuple[dict, bool]]) -> dict[str, dict]:
         if need else {}
     sids = {c["id"]: ([c["sentence_id"]] if c.get("sentence_id") else by_text.get((c["patient"], c["sentence"]), []))
             for c, _ in items}
-    events = {r["sentence"]: r["events"] for r in store.read("documents.sentence_events",
-                                                            ids=sorted({s for v in sids.values() for s in v}))}
-    facts = {f.id: f for fs in load_facts(store, sorted({c["patient"] for c, _ in items})).values() for f in fs}
-    return {cid: stored_facts([facts[e] for s in ss for e in events.get(s, ()) if e in facts])
-            for cid, ss in sids.items() if ss}
+    facts = [f for fs in load_facts(store, sorted({c["patient"] for c, _ in items})).values() for f in fs]
+    by_sentence = sentence_statements(store, [s for v in sids.values() for s in v], facts)
+    out = {}
+    for cid, ss in sids.items():
+        if ss:  # several sentences of one text: what any of them states
+            merged: dict[str, set[str]] = {}
+            for s in ss:
+                for k, v in by_sentence.get(s, {}).items():
+                    merged.setdefault(k, set()).update(v)
+            out[cid] = merged
+    return out
 
 
 def attribution_eval(split: str, embedder, store=None) -> dict:

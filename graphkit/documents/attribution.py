@@ -41,11 +41,16 @@ def _roll_up(system: str, code: str, ancestors) -> set[str]:
     return {f"{a.system}|{a.code}" for a in ancestors(system, code)[:6]}
 
 
+def claim_head(claim: str) -> str:
+    """The claim's subject as written: what comes before its verb, parenthesis or first comma."""
+    return re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0]
+
+
 def leading_fact(claim: str) -> frozenset[str]:
     """The facts of the claim's subject (its first mention): what a citation must state."""
 
     values = {f for f in facts_of(claim) if "=" in f or f.startswith("stage|")}
-    head = re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0]
+    head = claim_head(claim)
     if values and not head.lower().split()[0:1] == ["the"] and not re.search(r"recorded", claim):
         return frozenset(values)  # "HR is positive": the result is the subject (not "HR" heart rate)
     return facts_of(head) or facts_of(claim)
@@ -94,39 +99,33 @@ def _nlp():
 def stated_facts(sentence: str) -> dict[str, set[str]]:
     """fact -> the assertions the sentence makes of it ("letrozole" planned, "ER=positive" present),
     through the same extraction ingestion uses. O(len(sentence))."""
-    from ingest.link.hierarchy import ancestors
     from ingest.nlp import extract_mentions
 
-    out: dict[str, set[str]] = {}
-    for m in extract_mentions(_nlp(), [" ".join(sentence.split())], [None])[0]:
-        keys = set(m.values) | {f"stage|{v}" for v in m.values if m.kind == "Stage"}
-        for c in m.concepts[:3]:
-            keys.add(f"{c.system}|{c.code}")
-            keys.update(_roll_up(c.system, c.code, ancestors))
-        status = (m.detail or {}).get("status")
-        for k in keys:
-            out.setdefault(k, set()).add(m.assertion)
-            if status:
-                out[k].add(f"status:{status}")
-    return out
+    return _statements((m.kind, m.values, tuple(f"{c.system}|{c.code}" for c in m.concepts[:3]), m.assertion, m.detail)
+                       for m in extract_mentions(_nlp(), [" ".join(sentence.split())], [None])[0])
 
 
 def stored_facts(facts) -> dict[str, set[str]]:
     """:func:`stated_facts` from the facts ingestion stored for a sentence (``state.model.Fact``): read
     with the whole note (its date, section, earlier lines), so a plan line dated after the note is
     planned here too, as it is in the patient's state. O(facts)."""
+    return _statements((f.kind, f.values, f.codes[:3], f.assertion, f.detail) for f in facts)
+
+
+def _statements(rows) -> dict[str, set[str]]:
+    """fact key -> assertions (and course statuses) from (kind, values, codes, assertion, detail) rows;
+    a code stands with its disease ancestors. O(rows)."""
     from ingest.link.hierarchy import ancestors
 
     out: dict[str, set[str]] = {}
-    for f in facts:
-        keys = set(f.values) | {f"stage|{v}" for v in f.values if f.kind == "Stage"}
-        for c in f.codes[:3]:
-            keys.add(c)
+    for kind, values, codes, assertion, detail in rows:
+        keys = set(values) | {f"stage|{v}" for v in values if kind == "Stage"} | set(codes)
+        for c in codes:
             system, _, code = c.partition("|")
             keys.update(_roll_up(system, code, ancestors))
-        status = (f.detail or {}).get("status")
+        status = (detail or {}).get("status")
         for k in keys:
-            out.setdefault(k, set()).add(f.assertion)
+            out.setdefault(k, set()).add(assertion)
             if status:
                 out[k].add(f"status:{status}")
     return out
@@ -171,7 +170,7 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
                           if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None)))
     if not set(shared) & leading_fact(claim):
         shared = ()  # the sentence states something else the claim mentions, not the claim's subject
-    head = re.split(r"\b(?:is|was|were|are)\b|\(|,", claim, maxsplit=1)[0]
+    head = claim_head(claim)
     subject = facts_of(head) | {k for k in stated_facts(head) if "=" not in k and not k.startswith("stage|")}
     stages = {f for f in facts_of(claim) if f.startswith("stage|")}
     if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from graphkit.context.subgraph import Citations
-from graphkit.documents.attribution import check_pairs
+from graphkit.documents.attribution import check_pairs, stored_facts
 from graphkit.documents.soap import SECTIONS, TITLES, SoapNote, build_soap, encounter_date, state_facts
 from graphkit.documents.summary import ASPECTS, Claim, attribute, claims_from
 from graphkit.errors import BadInputError
@@ -133,16 +133,26 @@ def _llm_soap(note: SoapNote, cites: Citations, det_text: str, llm, embedder, ro
     return Document("", note.patient, "SOAP", note.encounter, answer.strip(), "llm", llm.name, unsupported=bad)
 
 
+def sentence_statements(store: GraphStore, sentence_ids, facts) -> dict[str, dict[str, set[str]]]:
+    """Sentence id -> what ingestion stored for it (:func:`graphkit.documents.attribution.stored_facts`),
+    from ``facts`` already read (``state.model.Fact``): one query for the sentences' events."""
+    by_id = {f.id: f for f in facts}
+    rows = store.read("documents.sentence_events", ids=sorted(set(sentence_ids)))
+    return {r["sentence"]: stored_facts([by_id[e] for e in r["events"] if e in by_id]) for r in rows}
+
+
 def summary_for_patient(store: GraphStore, patient: str, embedder, at: dt.date | None = None, save: bool = True,
                         guidelines=None) -> tuple[Document, list[Claim]]:
     """Aspect summaries (PCoA) of one patient, every claim's citations checked."""
     store.require_patients([patient])
     guidelines = guidelines if guidelines is not None else load_guideline_specs(store)
-    reasoning = reason_about(patient, load_facts(store, [patient])[patient], guidelines, at)
+    facts = load_facts(store, [patient])[patient]
+    reasoning = reason_about(patient, facts, guidelines, at)
     claims = claims_from(reasoning)
     events = sorted({e for c in claims for e in c.events})
     ev_sent = {r["event"]: (r["sentence"], r["text"]) for r in store.read("documents.event_sentences", ids=events)}
-    claims = attribute(claims, ev_sent, embedder)
+    claims = attribute(claims, ev_sent, embedder,
+                       statements=sentence_statements(store, [sid for sid, _ in ev_sent.values()], facts))
     cites = Citations()
     lines, citations = [], []
     for aspect in ASPECTS:

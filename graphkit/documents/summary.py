@@ -70,9 +70,12 @@ def claims_from(reasoning) -> list[Claim]:
 
 
 def attribute(claims: list[Claim], event_sentences: dict[str, tuple[str, str]], embedder,
-              threshold: float = DEFAULT_THRESHOLD, strong: float = DEFAULT_STRONG) -> list[Claim]:
+              threshold: float = DEFAULT_THRESHOLD, strong: float = DEFAULT_STRONG,
+              statements: dict[str, dict[str, set[str]]] | None = None) -> list[Claim]:
     """Cite each claim's source sentences (the evidence sentences of its events) and keep only those
-    that pass the attribution check. O(claims × sentences)."""
+    that pass the attribution check; ``statements``: sentence id -> what ingestion stored for it
+    (:func:`graphkit.documents.job.sentence_statements`), read instead of the bare sentence.
+    O(claims × sentences)."""
     pairs, owners = [], []
     for k, c in enumerate(claims):
         for ev in c.events:
@@ -82,7 +85,8 @@ def attribute(claims: list[Claim], event_sentences: dict[str, tuple[str, str]], 
                 owners.append((k, sid, text))
             elif (ev, "Event") not in c.extra:
                 c.extra.append((ev, "Event"))  # a coded fact of the structured record is its own source
-    for (k, sid, text), sup in zip(owners, check_pairs(pairs, embedder, threshold, strong)):
+    stated = [(statements or {}).get(sid) for _, sid, _ in owners]
+    for (k, sid, text), sup in zip(owners, check_pairs(pairs, embedder, threshold, strong, stated=stated)):
         target = claims[k].sentences if sup.supported else claims[k].rejected
         if sup.supported and (sid, text) not in target:
             target.append((sid, text))

@@ -62,9 +62,11 @@ class Match:
     facts: tuple[str, ...]
 
 
-def _code_keys(step: Step) -> tuple[set[str], set[str]]:
-    codes = {f"{c.system}|{c.code}" for c in step.codes}
-    cats = {c.code[:3] for c in step.codes if c.system == "ICD-10-CM"}
+def _code_keys(step: Step, which: str = "codes") -> tuple[set[str], set[str]]:
+    """(code keys, ICD-10-CM categories) of a step's ``codes`` or ``requires``."""
+    own = getattr(step, which)
+    codes = {f"{c.system}|{c.code}" for c in own}
+    cats = {c.code[:3] for c in own if c.system == "ICD-10-CM"}
     return codes, cats
 
 
@@ -197,8 +199,7 @@ def with_defining_element(step: Step, facts: list[Fact]) -> list[Fact]:
     before its consolidation doublet). O(facts)."""
     if not step.requires:
         return facts
-    codes = {f"{c.system}|{c.code}" for c in step.requires}
-    cats = {c.code[:3] for c in step.requires if c.system == "ICD-10-CM"}
+    codes, cats = _code_keys(step, "requires")
     return facts if any(_fact_matches(f, codes, cats) for f in facts) else []
 
 

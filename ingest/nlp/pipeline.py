@@ -216,10 +216,10 @@ _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|pr
                                 r"society|foundation|navigator|network|alliance|committee|genetics|prevention)\b", re.I)
 
 
-def institution(text: str, m) -> bool:
-    """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic": a cancer word naming a meeting
-    or an institution, not a diagnosis of the patient."""
-    return m.kind == "Cancer" and bool(_INSTITUTION_AFTER.match(text[m.end:m.end + 20]))
+def names_institution(text: str, end: int) -> bool:
+    """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic": a cancer word ending at ``end``
+    that names a meeting or an institution, not a diagnosis of the patient."""
+    return bool(_INSTITUTION_AFTER.match(text[end:end + 20]))
 
 
 def compound_part(text: str, m) -> bool:
@@ -266,7 +266,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     special = [(f.start, f.end) for f in found]
     described = [Found(d.start, d.end, "Problem", (), priority=60) for d in find_described_problems(text)]
     for c in oncology.find_cancers(text):
-        if any(a < c.end and c.start < b for a, b in special) or _INSTITUTION_AFTER.match(text[c.end:c.end + 20]):
+        if any(a < c.end and c.start < b for a, b in special) or names_institution(text, c.end):
             continue
         # a histology without a site is coded per note (resolve_note), from the note's cancer site
         site = c.site or oncology.HISTOLOGY[c.histology][2]
@@ -282,7 +282,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not service(text, m) and not institution(text, m)
+             and not room_air(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
