@@ -330,3 +330,38 @@ def test_shorthand_terms_doses_full_stops_and_assumed_results(nlp):
             if k == "Biomarker"] == ["possible"]
     assert [v for *_, v in _one(nlp, "BRCA2 carrier, high risk for breast cancer.") if v] == ["BRCA2=mutated"]
     assert not [m for m in _one(nlp, "Started PD-1 blockade with dostarlimab.") if m[0] == "PD"]
+
+
+def test_care_named_as_a_time_point_a_revised_result_and_a_missed_appointment(nlp):
+    got = _one(nlp, "No chemo given before or during RT.")
+    assert ("chemo", "Procedure", "negated", None) in got and ("RT", "Procedure", "present", None) in got
+    assert {a for _, k, a, _ in _one(nlp, 'Problem list still reads "ER+/HER2-neg stage IIA" -> outdated.')
+            if k in ("Biomarker", "Stage")} == {"possible"}
+    got = _one(nlp, "Originally reported HER2 1+; our review shows HER2 3+ and FISH amplified.")
+    assert [(a, v) for _, k, a, v in got if k == "Biomarker"] == [("possible", "HER2=negative"),
+                                                                   ("present", "HER2=positive")]
+    assert [a for _, k, a, _ in _one(nlp, "Restaging CT: originally 4/15 - pt no-show (transport).")
+            if k == "Test"][-1] == "negated"
+    assert ("CT", "Test", "planned", None) in _one(nlp, "MD to decide on restart after CT.")
+    assert ("cancer", "Cancer", "possible", None) in [
+        (t.split()[-1], k, a, v) for t, k, a, v in _one(nlp, "New primary lung cancer on the ddx.")]
+
+
+def test_a_metastasis_of_a_named_origin_and_a_cancer_word_that_names_a_programme(nlp):
+    [ms] = extract_mentions(nlp, ["Lung, RUL core: METASTATIC ADENOCARCINOMA, consistent with colorectal origin."],
+                            [None])
+    cancer = next(m for m in ms if m.kind == "Cancer")
+    assert cancer.detail["site"] == "colorectal" and "DOID|DOID:3910" not in _codes(cancer)  # not lung adenoca
+    assert not [m for m in _one(nlp, "Not a NSCLC case; lung cancer pathway not applicable.")
+                if m[1] == "Cancer" and m[2] == "present"]
+
+
+def test_a_treatment_summary_dates_its_course_by_its_start(nlp):
+    from datetime import date
+
+    sents = ["Site: R whole breast, 40.05 Gy / 15 fx, then tumour bed boost 10 Gy / 4 fx.",
+             "Start 2024-04-15      End 2024-05-08"]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2024, 5, 10))
+    rt = [m for m in rows[0] if m.kind == "Procedure"]
+    assert rt and all(m.detail.get("course_start") == "2024-04-15" and m.assertion == "historical" for m in rt)
+    assert all("for_cancer" not in m.detail for m in rt)  # "tumour bed" names no other cancer

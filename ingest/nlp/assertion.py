@@ -113,6 +113,13 @@ def context_rules():
               for c in ("precautions", "return precautions", "ed precautions", "precautions reviewed", "call for",
                         "return if", "call if", "warning signs", "at progression", "upon progression",
                         "on progression", "at recurrence", "should metastatic")]
+    # "new primary lung cancer in ex-smoker on the ddx": one of the diagnoses still considered
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=8)
+              for c in ("on the ddx", "on the differential", "in the differential", "in the ddx", "on ddx",
+                        "remains on the differential")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=10)
+              for c in ("ddx includes", "ddx incl", "differential includes", "differential diagnosis includes",
+                        "ddx:", "differential:", "differential diagnosis:")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("c/w", "compatible with", "worrisome for", "attributed to", "initially attributed to")]
     # "after neoadjuvant TCHP", "following lumpectomy": what comes after these words is over
@@ -154,6 +161,13 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
                         "no-showed", "no showed")]
+    # "Restaging CT: originally 4/15 - pt no-show (transport)": booked, not attended
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10)
+              for c in ("no-show", "no show", "did not show", "did not attend", "missed appointment",
+                        "missed her appointment", "missed his appointment")]
+    # "MD to decide on restart after CT": what the decision waits for is still to come
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
+              for c in ("to decide", "will decide", "to determine", "will determine")]
     # "HOLD durvalumab start", "hold capecitabine until counts recover": not given now
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("hold", "holding")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
@@ -173,6 +187,15 @@ def context_rules():
     # "added on the assumption of RAS wild type (left sided) before NGS resulted": a guess, not a result
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
               for c in ("assumption of", "on the assumption", "assuming", "presuming", "presumably")]
+    # "lists HER2-neg and stage IIA - based on the outside report, superseded": a result replaced by a later one
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=12,
+                          allowed_types={"Biomarker", "Stage"})
+              for c in ("superseded", "outdated", "out of date", "out-of-date", "no longer accurate", "no longer valid",
+                        "obsolete", "erroneous", "in error", "was incorrect", "is incorrect", "incorrect")]
+    # "originally reported HER2 1+; our review shows HER2 3+": the first reading, since revised
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4, allowed_types={"Biomarker", "Stage"})
+              for c in ("originally reported", "initially reported", "previously reported", "originally read as",
+                        "initially read as", "originally called", "initially called")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types={"Biomarker"})
               for c in ("to be confirmed", "has to be confirmed", "needs confirmation", "needs to be confirmed",
                         "must be confirmed", "awaiting confirmation")]
@@ -256,11 +279,11 @@ def context_rules():
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
               for c in ("if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
-               "plans for", "plan", "plan to", "scheduled for",
+               "plans for", "plan", "plan to",
                "to receive", "to undergo", "recommend", "recommended", "recommending", "recommendation for",
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
-               "will obtain", "will check", "will schedule", "to be scheduled", "to schedule", "next step", "anticipate",
+               "will obtain", "will check", "will schedule", "to schedule", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin",
                # "-> switch to carboplatin + pemetrexed": the next regimen (the past tense is history)
                "switch to", "will switch to", "change to", "will change to", "convert to"]
@@ -283,7 +306,7 @@ def context_rules():
                         "referred for consideration of", "consideration of")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("planning", "anticipated", "expected", "referral placed", "referral", "to be given", "is planned",
-                        "is scheduled", "will follow", "to follow", "intro", "introduction", "consult", "consultation")]
+                        "is scheduled", "will follow", "intro", "introduction", "consult", "consultation")]
     # a risk of a disease, or screening for it, is not the disease
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
               for c in ("risk", "risks", "risk assessment", "risk reduction", "screening", "surveillance program",
@@ -361,14 +384,17 @@ def context_rules():
                         "due to start")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
               for c in ("depends on", "depending on", "plan depends on", "if amplified", "if positive", "if negative",
-                        "if not", "if low", "if high", "if needed", "contingent on")]
+                        "if not", "if low", "if high", "contingent on")]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=6)
               for c in ("referral placed for", "referral made for", "referral sent for", "consult placed for",
                         "referred to rad onc for", "sim for", "simulation for", "scheduled for")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3)
-              for c in ("would prompt", "would be indicated", "would be considered", "if needed", "if indicated")]
+              for c in ("would be indicated", "would be considered", "if indicated")]
+    # "RT if needed", "if needed, re-excision"; "progression would prompt a switch": both ways
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
+              for c in ("if needed", "would prompt")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("would prompt", "would trigger", "would warrant", "would lead to", "would favor")]
+              for c in ("would trigger", "would warrant", "would lead to", "would favor")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance")]
@@ -394,7 +420,7 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("may use", "could use", "will discuss", "to discuss", "hold for", "hold if")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
-              for c in ("counseled re", "counselled re", "risks reviewed", "reviewed risks", "risks including",
+              for c in ("counseled re", "counselled re", "risks reviewed", "reviewed risks",
                         "side effects reviewed", "toxicities reviewed", "toxicities include", "explained that",
                         "explained the", "explained why", "explained to pt that", "explained to patient that")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
@@ -410,6 +436,10 @@ def same_clause(target, modifier, span_between) -> bool:
 
 
 CARE = frozenset({"Medication", "Procedure", "Test"})
+# "No chemo given before or during RT": care named as the time of another statement is that statement's
+# time point, not what its negation denies
+_TIME_POINT = re.compile(r"\b(?:before|during|after|since|following|until|throughout|prior\s+to)\s+"
+                         r"(?:the\s+|her\s+|his\s+|their\s+)?$", re.I)
 
 
 # a new statement starts: medspaCy's TERMINATE cues miss it when a scope lies inside the sentence (its
@@ -503,16 +533,17 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if kind in ("Biomarker", "Stage"):
         if kind == "Biomarker" and _NOT_TESTED.search(ent.sent.text if ent.sent is not None else ent.doc.text):
             return "negated", cue
+        if kind == "Stage" and any(m.category == "NEGATED_EXISTENCE" and m.modifier_span[1] <= ent.start for m in mods):
+            return "negated", cue  # "NOT stage IV - prior referral dx incorrect"
         if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats or any(
                 ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _DOUBT
                 and 0 <= m.modifier_span[0] - ent.end <= 2 for m in mods):
             return "possible", cue  # "MSI-H unlikely": a guess, not a result
-        if kind == "Stage" and any(m.category == "NEGATED_EXISTENCE" and m.modifier_span[1] <= ent.start for m in mods):
-            return "negated", cue  # "NOT stage IV - prior referral dx incorrect"
-        if kind == "Stage" and ent.doc.text[:ent.start_char].count('"') % 2 == 1 and '"' in ent.doc.text[ent.end_char:]:
-            return "possible", cue  # 'older referrals list "stage IV"': a stage reported, not stated
+        if ent.doc.text[:ent.start_char].count('"') % 2 == 1 and '"' in ent.doc.text[ent.end_char:]:
+            return "possible", cue  # 'older referrals list "stage IV"', 'still reads "ER+/HER2-neg"': reported
         return "present", cue
-    if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)):
+    if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)) and not (
+            kind in CARE and _TIME_POINT.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char])):
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue

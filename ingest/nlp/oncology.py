@@ -84,6 +84,12 @@ _HIST_RX = _union("h", [HISTOLOGY[h][0] for h in _HIST_NAMES])
 _SITE_RX = _union("s", [p for p, _ in SITES.values()])
 _SITE_NAMES_LIST = list(SITES)
 _LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|at|within)\s+)?(?:the\s+)?$", re.I)
+# "metastatic adenocarcinoma, consistent with colorectal origin", "metastatic carcinoma c/w breast primary":
+# a histology found in one organ whose origin the pathologist names is a cancer of that origin
+_ORIGIN_LINK = re.compile(r"^[\s,;(-]*(?:most\s+)?(?:consistent\s+w(?:ith|/)|c/w|compatible\s+with|suggestive\s+of|"
+                          r"in\s+keeping\s+with|favou?ring|favou?r|of|from)\s+(?:an?\s+|the\s+)?"
+                          r"(?:known\s+|prior\s+|previous\s+|(?:the\s+)?patient'?s\s+)?$", re.I)
+_ORIGIN_WORD = re.compile(r"^\s+(?:origin|primary|source)\b", re.I)
 _GRADE = re.compile(r"(?:(?:well|moderately|poorly)[- ]differentiated|(?:high|low|intermediate)[- ]grade|invasive|"
                     r"infiltrating|metastatic|recurrent|primary|early[- ]stage|locally\s+advanced|advanced)\s+$", re.I)
 
@@ -146,6 +152,12 @@ def find_cancers(text: str) -> list[CancerFinding]:
             site, start = before.name, before.start
             site_text = text[before.start:before.end]
             used_sites.add(before.start)
+        if site is None:
+            origin = next((x for x in sites if x.start >= end and x.start - end <= 60 and
+                           _ORIGIN_LINK.match(text[end:x.start]) and _ORIGIN_WORD.match(text[x.end:])), None)
+            if origin is not None:
+                site, site_text = origin.name, text[origin.start:origin.end]
+                used_sites.add(origin.start)
         if site is None and hist in ("cancer", "carcinoma"):
             organ = _ORGAN_BEFORE.search(text[:start])
             if organ and f"{organ.group(1).lower()} {hist}" in _do_index():

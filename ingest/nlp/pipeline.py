@@ -213,12 +213,14 @@ def service(text: str, m) -> bool:
 
 
 _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
-                                r"society|foundation|navigator|network|alliance|committee|genetics|prevention)\b", re.I)
+                                r"society|foundation|navigator|network|alliance|committee|genetics|prevention|"
+                                r"pathways?|protocols?|guidelines?|team|service|screening|mdt|risk)\b", re.I)
 
 
 def names_institution(text: str, end: int) -> bool:
-    """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic": a cancer word ending at ``end``
-    that names a meeting or an institution, not a diagnosis of the patient."""
+    """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic", "lung cancer pathway", "lung cancer
+    screening": a cancer word ending at ``end`` that names a meeting, an institution, a care programme or a
+    risk, not a diagnosis of the patient."""
     return bool(_INSTITUTION_AFTER.match(text[end:end + 20]))
 
 
@@ -620,7 +622,25 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
         out.append(for_cancer(same_course(row)))
-    return out
+    period = when.course_period(texts, dmy)
+    return [in_course(t, row, period, note_day) for t, row in zip(texts, out)] if period else out
+
+
+def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
+    """"Rx: pelvis 45 Gy/25 fx ... concurrent capecitabine" in a summary whose "Dates: 5 Feb 2024 -> 14 Mar
+    2024" reports the course: care given in a sentence with no date of its own is that course's
+    (``detail.course_start``, its start, dates the event; ``end``; historical once it ended before the
+    note). Pure. O(mentions)."""
+    if when.has_date(text):
+        return row
+    start, end = period
+    day = note_day.date() if hasattr(note_day, "date") else note_day
+    over = day is not None and end < day
+    return [replace(m, assertion="historical" if over else m.assertion,
+                    cue=f"course {start.isoformat()} to {end.isoformat()}" if over and m.cue is None else m.cue,
+                    detail={**m.detail, "course_start": start.isoformat(), "end": end.isoformat()})
+            if m.kind in when.KINDS and m.assertion in ("present", "historical") and
+            not (m.detail.get("start") or m.detail.get("end")) else m for m in row]
 
 
 def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = False) -> Mention:
@@ -682,6 +702,8 @@ def _keys(concepts: tuple[Concept, ...]) -> tuple[str, ...]:
 
 
 _NEOPLASM = "HPO|HP:0002664"
+# "tumour bed", "a malignancy": a neoplasm named with no type and no site is no particular cancer
+_ANY_NEOPLASM = frozenset({_NEOPLASM, "DOID|DOID:162"})
 
 
 def for_cancer(row: list[Mention]) -> list[Mention]:
@@ -693,6 +715,8 @@ def for_cancer(row: list[Mention]) -> list[Mention]:
         if m.kind not in ("Cancer", "Problem") or m.assertion not in ("present", "historical"):
             continue
         keys = [f"{c.system}|{c.code}" for c in m.concepts]
+        if keys and keys[0] in _ANY_NEOPLASM and not m.detail.get("site"):
+            continue
         keys += [f"{a.system}|{a.code}" for c in m.concepts[:3] for a in ancestors(c.system, c.code)]
         if m.kind == "Problem" and _NEOPLASM not in keys:
             continue  # a neoplasm the phenotype ontology names ("testicular seminoma") counts, other problems not

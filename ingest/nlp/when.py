@@ -71,6 +71,50 @@ def period_end(text: str, day_first: bool = False) -> date | None:
         return None  # 2/30/2024, month 13: not a date
 
 
+_MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# one day, in the forms a treatment summary writes it: 5 Feb 2024, 4-Mar-2024, Feb 5, 2024, 2/5/24, 2024-02-05
+_DAY = (rf"(?:\d{{1,2}}[\s-]{_MON}[\s-]\d{{4}}|{_MON}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}/\d{{1,2}}/(?:\d{{4}}|\d{{2}})(?![\d/])|"
+        r"\d{4}-\d{2}-\d{2})")
+# "Dates: 5 Feb 2024 -> 14 Mar 2024", "Start 2024-04-15   End 2024-05-08": the course a summary reports
+_COURSE = re.compile(rf"\b(?:(?:treatment\s+)?dates?|course|treatment\s+period)\s*:\s*(?P<a>{_DAY})\s*"
+                     rf"(?:->|→|-|–|to|through|thru|until)\s*(?P<b>{_DAY})|"
+                     rf"\bstart(?:ed)?\s*:?\s*(?P<a2>{_DAY})[^\n]{{0,30}}?\b(?:end(?:ed)?|completed|finished)\s*:?\s*"
+                     rf"(?P<b2>{_DAY})", re.I)
+
+
+def exact_day(text: str, day_first: bool = False) -> date | None:
+    """The day a fully written date means ("5 Feb 2024", "Feb 5, 2024", "4-Mar-2024", numeric forms)."""
+    t = re.sub(r"[,.]", " ", text.strip().lower()).replace("-", " ") if not re.fullmatch(r"[\d/-]+", text.strip()) \
+        else text.strip()
+    parts = t.split()
+    try:
+        if len(parts) == 3 and parts[1][:3] in _MONTH_NAMES:
+            return date(int(parts[2]), _MONTH_NAMES.index(parts[1][:3]) + 1, int(parts[0]))
+        if len(parts) == 3 and parts[0][:3] in _MONTH_NAMES:
+            return date(int(parts[2]), _MONTH_NAMES.index(parts[0][:3]) + 1, int(parts[1]))
+    except ValueError:
+        return None
+    return period_end(t, day_first) if len(parts) == 1 else None
+
+
+def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date] | None:
+    """The one treatment course a note reports as a labelled period (a radiotherapy or infusion summary's
+    "Dates: A -> B", "Start A ... End B"), or None when it states none or several. O(text)."""
+    found = set()
+    for t in texts:
+        for m in _COURSE.finditer(t):
+            a = exact_day(m.group("a") or m.group("a2"), day_first)
+            b = exact_day(m.group("b") or m.group("b2"), day_first)
+            if a and b and a <= b:
+                found.add((a, b))
+    return found.pop() if len(found) == 1 else None
+
+
+def has_date(text: str) -> bool:
+    """Does a sentence write a date of its own?"""
+    return bool(_DATED.search(text) or re.search(_DAY, text, re.I))
+
+
 def _clause_dates(text: str, end: int, note_day: date | datetime):
     """(the note's day, the first "until"/"completed"/later-cycle date, the first date) of the clause
     right after a mention ending at ``end``. O(WINDOW)."""
