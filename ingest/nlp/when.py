@@ -75,6 +75,7 @@ _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # one day, in the forms a treatment summary writes it: 5 Feb 2024, 4-Mar-2024, Feb 5, 2024, 2/5/24, 2024-02-05
 _DAY = (rf"(?:\d{{1,2}}[\s-]{_MON}[\s-]\d{{4}}|{_MON}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}/\d{{1,2}}/(?:\d{{4}}|\d{{2}})(?![\d/])|"
         r"\d{4}-\d{2}-\d{2})")
+_DAY_RX = re.compile(_DAY, re.I)
 # "Dates: 5 Feb 2024 -> 14 Mar 2024", "Start 2024-04-15   End 2024-05-08": the course a summary reports
 _COURSE = re.compile(rf"\b(?:(?:treatment\s+)?dates?|course|treatment\s+period)\s*:\s*(?P<a>{_DAY})\s*"
                      rf"(?:->|→|-|–|to|through|thru|until)\s*(?P<b>{_DAY})|"
@@ -83,18 +84,19 @@ _COURSE = re.compile(rf"\b(?:(?:treatment\s+)?dates?|course|treatment\s+period)\
 
 
 def exact_day(text: str, day_first: bool = False) -> date | None:
-    """The day a fully written date means ("5 Feb 2024", "Feb 5, 2024", "4-Mar-2024", numeric forms)."""
-    t = re.sub(r"[,.]", " ", text.strip().lower()).replace("-", " ") if not re.fullmatch(r"[\d/-]+", text.strip()) \
-        else text.strip()
-    parts = t.split()
+    """The day a fully written date means ("5 Feb 2024", "Feb 5, 2024", "4-Mar-2024"; numeric forms are
+    :func:`period_end`'s)."""
+    t = text.strip().lower()
+    if re.fullmatch(r"[\d/-]+", t):
+        return period_end(t, day_first)
+    parts = re.sub(r"[,.-]", " ", t).split()
+    if len(parts) != 3:
+        return None
+    day, month, year = (parts[0], parts[1], parts[2]) if parts[1][:3] in _MONTH_NAMES else (parts[1], parts[0], parts[2])
     try:
-        if len(parts) == 3 and parts[1][:3] in _MONTH_NAMES:
-            return date(int(parts[2]), _MONTH_NAMES.index(parts[1][:3]) + 1, int(parts[0]))
-        if len(parts) == 3 and parts[0][:3] in _MONTH_NAMES:
-            return date(int(parts[2]), _MONTH_NAMES.index(parts[0][:3]) + 1, int(parts[1]))
+        return date(int(year), _MONTH_NAMES.index(month[:3]) + 1, int(day))
     except ValueError:
         return None
-    return period_end(t, day_first) if len(parts) == 1 else None
 
 
 def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date] | None:
@@ -112,7 +114,7 @@ def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date
 
 def has_date(text: str) -> bool:
     """Does a sentence write a date of its own?"""
-    return bool(_DATED.search(text) or re.search(_DAY, text, re.I))
+    return bool(_DATED.search(text) or _DAY_RX.search(text))
 
 
 def _clause_dates(text: str, end: int, note_day: date | datetime):

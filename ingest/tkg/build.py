@@ -58,11 +58,11 @@ def own_date(detail: dict, around: datetime) -> datetime | None:
     """The day a mention's own clause dates it to (a course that ended, "TCHP x6 (C6 6/27/24)"), before
     the sentence's first date: the sentence may date something else. Care of a course a summary dates
     ("Dates: 5 Feb 2024 -> 14 Mar 2024") is dated by the course's start."""
-    end = detail.get("course_start") or detail.get("end")
-    if not end:
+    day = detail.get("course_start") or detail.get("end")
+    if not day:
         return None
     try:
-        d = datetime.fromisoformat(end)
+        d = datetime.fromisoformat(day)
     except ValueError:
         return None
     return d.replace(tzinfo=around.tzinfo) if around is not None else d
