@@ -365,3 +365,34 @@ def test_a_treatment_summary_dates_its_course_by_its_start(nlp):
     rt = [m for m in rows[0] if m.kind == "Procedure"]
     assert rt and all(m.detail.get("course_start") == "2024-04-15" and m.assertion == "historical" for m in rt)
     assert all("for_cancer" not in m.detail for m in rt)  # "tumour bed" names no other cancer
+
+
+def test_care_that_did_not_happen_could_not_be_run_or_was_set_aside(nlp):
+    assert ("Surgery", "Procedure", "negated", None) in _one(nlp, "Surgery has NOT happened.")
+    assert {a for _, k, a, _ in _one(nlp, "Tissue is INSUFFICIENT for PD-L1 IHC and for NGS.") if k == "Test"} \
+        == {"negated"}
+    got = _one(nlp, "Chemo-IO not favored given the EGFR mutation; not a candidate for lobectomy given severe COPD.")
+    assert ("Chemo-IO", "Procedure", "negated", None) in got and ("COPD", "Problem", "present", None) in got
+    assert ("TME", "Procedure", "possible", None) in _one(nlp, "Discussed risk of regrowth making TME harder.")
+    assert ("pembro", "Medication", "possible", None) in _one(nlp, "Pt leaning to single-agent pembro.")
+    got = _one(nlp, "Adjuvant CAPOX since 03/06/2025: oxaliplatin 130 mg/m2 D1; discontinue oxaliplatin; capecitabine alone.")
+    assert [a for t, k, a, _ in got if t.startswith("oxaliplatin")] == ["present", "historical"]
+    assert ("capecitabine", "Medication", "present", None) in got  # the stop stays in its clause
+
+
+def test_a_stain_with_no_result_a_lab_named_like_a_drug_and_a_word_that_is_no_drug(nlp):
+    got = _one(nlp, "EGFR / ALK status unknown, no PD-L1.")
+    assert ("PD-L1", "Biomarker", "present", "PD-L1=not-tested") in got
+    assert ("No PD-L1", "Biomarker", "present", "PD-L1=negative") in _one(nlp, "No PD-L1 expression.")
+    assert [v for *_, v in _one(nlp, "NGS: no EGFR, ALK.") if v] == ["EGFR=wild-type", "ALK=negative"]
+    assert [k for t, k, _, _ in _one(nlp, "Calcium 13.8 mg/dL, PTH suppressed.")] == ["Test", "Test"]
+    assert [k for t, k, _, _ in _one(nlp, "Calcium 600 mg daily with vitamin D.")] == ["Medication", "Medication"]
+    assert not [m for m in _one(nlp, "Colonoscopy: fungating mass in mid rectum.") if m[1] == "Medication"]
+
+
+def test_a_bare_tumour_word_in_a_note_that_names_its_cancer_is_no_new_problem(nlp):
+    sents = ["Invasive adenocarcinoma of the sigmoid colon.", "Tumor invades through the muscularis propria."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2))
+    assert not [m for m in rows[1] if m.kind == "Problem"]
+    [alone] = resolve_note(sents[1:], extract_mentions(nlp, sents[1:], [None]))
+    assert [m.text for m in alone if m.kind == "Problem"] == ["Tumor"]  # no cancer named: the finding stays

@@ -92,3 +92,12 @@ def test_assessment_and_plan_headers_written_with_spaces_or_without_a_colon():
     assert canonical_name("Assessment & Plan") == "Assessment and Plan"
     text = "Path reviewed.\nA/P 61F stage IA breast ca.\n- letrozole after RT\n"
     assert [s.name for s in split_sections(text)][-1] == "Assessment and Plan"
+
+
+def test_a_problem_oriented_hospital_course_keeps_its_hash_entries():
+    text = ("Hospital course:\n# Hypercalcemia: presented with confusion. Calcium 13.8 mg/dL.\n"
+            "# AKI: Cr 1.9, prerenal.\n\n## Discharge plan\n- F/u in 1 week.")
+    secs = split_sections(text)
+    assert [s.name for s in secs] == ["Hospital Course", "Plan"]  # "# AKI: Cr 1.9" is no header
+    course = [text[s.start:s.end] for s in split_sentences(text, secs[0].start, secs[0].end)]
+    assert course[0].startswith("Hypercalcemia: presented") and course[-1] == "AKI: Cr 1.9, prerenal."

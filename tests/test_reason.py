@@ -386,3 +386,25 @@ def test_a_summary_states_the_cancer_and_its_first_stage_as_two_claims():
     claims = [c for c in claims_from(SimpleNamespace(state=state, applicable=[])) if c.aspect == "oncologic history"]
     assert [c.text.split(" was ")[0] for c in claims][:1] == ["IDC"] and "stage" not in claims[0].text
     assert any(c.text.startswith("The first recorded stage is IIA") for c in claims)
+
+
+def test_neoadjuvant_therapy_under_way_times_surgery_from_the_response_and_keeps_its_chemo_components():
+    spec, paths, codes = _spec("breast-early")
+    base = [f for f in _breast(her2="positive") if f.kind not in ("Procedure", "Stage")] + [
+        fact(7, "Stage", "cT2N1M0", "2024-01-20", values=("cT2N1M0",),
+             detail={"basis": "clinical", "t": "T2", "n": "N1", "m": "M0", "derived_group": "IIB", "site": "breast"})]
+    line = [("m1", "docetaxel", ("RxNorm|72962",), ("ATC|L01CD02", "ATC|L01CD", "ATC|L01")),
+            ("m2", "carbo", ("RxNorm|40048",), ("ATC|L01XA02", "ATC|L01XA", "ATC|L01")),
+            ("m3", "trastuzumab", ("RxNorm|224905",), ("ATC|L01FD01", "ATC|L01FD", "ATC|L01")),
+            ("m4", "pertuzumab", ("RxNorm|1298944",), ("ATC|L01FD02", "ATC|L01FD", "ATC|L01"))]
+    given = [Fact(f"n3:s0:t6:{m}", "Medication", t, "present", D("2024-02-20"), None, (), {}, (), c, a, order=20 + i)
+             for i, (m, t, c, a) in enumerate(line)]
+    # "C1 TCHP": the regimen concept is-a each of its components' ATC substances
+    given.append(Fact("n3:s0:t1:m1", "Medication", "TCHP", "present", D("2024-02-20"), None, (), {}, (),
+                      ("regimen|TCHP",), tuple(a[0] for *_, a in line) + ("ATC|L01",), order=30))
+    at = D("2024-04-15")  # staging + 62 days has passed; the response assessment is not due yet
+    res = assess(spec, paths, build_state("p", base + given, at), at, codes)
+    status = {i.step: i.status for i in res.items}
+    assert status["neoadjuvant-her2-therapy"] == "done"
+    assert status.get("breast-conserving-surgery") != "overdue" and status.get("mastectomy") != "overdue"
+    assert "neoadjuvant-chemotherapy" not in [i.step for i in res.items if i.status == "done-not-indicated"]

@@ -309,6 +309,9 @@ _MARKER_NAMES = [
 ]
 _NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:(?:\w+\s+){0,2}?(?:status|results?|testing|data|report)\b|yet\b)",
                         re.I)
+_EXPRESSION = frozenset({"ER", "PR", "HER2", "PD-L1", "Ki-67"})  # stains, read as a result, never "no X"
+_STAINED = re.compile(r"^\s*(?:expression|expressed|staining|stain|positivity|immunoreactivity|reactivity|"
+                      r"detected|seen|identified|overexpression|amplification)\b", re.I)
 _STILL = re.compile(r"\b(?:still|yet|as\s+yet)\s+$", re.I)  # "still no ER/PR/HER2": not resulted, not negative
 _PENDING = r"unknown|not\s+(?:yet\s+)?(?:available|resulted|known|back)|awaited|awaiting|pending|to\s+follow|sent|requested|ordered|will\s+be\s+(?:issued|reported|sent)|in\s+process|awaited"
 _NOT_TESTED = (r"not\s+(?:performed|done|tested|sent|assessed|evaluated|reportable|evaluable)|unevaluable|insufficient|"
@@ -627,11 +630,16 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         adjacent = prefix_end >= 0 and _gap_ok(text, prefix_end, group[0][1])
         # "no" / "without" reach only the marker right after them ("no new lesions - PR" is a response)
         use_prefix = prefix_status if adjacent or (not ev and prefix_word not in ("no", "without")) else None
+        names = [_MARKER_NAMES[int(g[0][2:])][0] for g in group]
         if use_prefix == "negative" and prefix_word in ("no", "without") and not ev and \
                 (_NO_RESULT.match(text[group[-1][2]:group[-1][2] + 40])
-                 or (prefix_start is not None and _STILL.search(text[max(0, prefix_start - 12):prefix_start]))):
-            use_prefix, ev = None, [("status", "not tested")]  # "no EGFR, ALK or ROS1 status yet": no result
-        names = [_MARKER_NAMES[int(g[0][2:])][0] for g in group]
+                 or (prefix_start is not None and _STILL.search(text[max(0, prefix_start - 12):prefix_start]))
+                 or (all(_marker_of(nm, g[3])[0] in _EXPRESSION for nm, g in zip(names, group))
+                     and not _STAINED.match(text[group[-1][2]:group[-1][2] + 30]))):
+            # "no EGFR, ALK or ROS1 status yet", "no PD-L1", "report has no ER, PR or HER2": no result (a
+            # stain's negative is written as a result, "no PD-L1 expression"; a gene panel's "no EGFR, ALK"
+            # is its negative)
+            use_prefix, ev = None, [("status", "not tested")]
         per_marker = len(group) > 1 and (use_prefix is not None or any(sep != "/" for sep in seps))
         if per_marker and {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)} == {"MMR"} and use_prefix:
             per_marker = False  # "loss of MLH1 and PMS2": one MMR statement

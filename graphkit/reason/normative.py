@@ -229,6 +229,49 @@ def _window(step: Step, done: dict[str, Match]):
     return best
 
 
+def regimen_components(matches: dict[str, dict[str, Match]], by_id: dict[str, Fact]) -> list[tuple[set[str], dt.date, dt.date]]:
+    """(the drugs of a regimen a followed step used, as ATC substances; the first and last day of that
+    step's care), from the regimen concept's is-a edges to its components ("TCHP" → docetaxel,
+    carboplatin, trastuzumab, pertuzumab). O(used facts)."""
+    out = []
+    for x in matches.values():
+        for m in x.values():
+            facts = [by_id[f] for f in m.facts if f in by_id]
+            drugs = {a for f in facts if any(c.startswith("regimen|") for c in f.codes)
+                     for a in f.ancestors if a.startswith("ATC|") and len(a) == 11}
+            days = [f.date for f in facts if f.date]
+            if drugs and days:
+                out.append((drugs, min(days), max(days)))
+    return out
+
+
+def _component_given(f: Fact, components) -> bool:
+    """"C3 TCHP ... docetaxel/carbo/trastuzumab/pertuzumab given": a drug of a regimen a followed step
+    holds, given within that step's course, is the regimen's own component, not care of another step
+    (trastuzumab beside "TC" is not: TC has no trastuzumab)."""
+    if f.kind != "Medication":
+        return False
+    own = {c for c in f.codes + f.ancestors if c.startswith("ATC|") and len(c) == 11}
+    return any(own & drugs and (f.date is None or lo <= f.date <= hi) for drugs, lo, hi in components)
+
+
+def _waits_on_path(spec: GuidelineSpec, step: Step, anchor: str, path: list[str], matches: dict[str, Match],
+                   at: dt.date) -> bool:
+    """Whether the path holds, between ``anchor`` and ``step``, another anchor of ``step`` that is not done
+    yet but still inside its own window: the patient is on the way through it ("neoadjuvant TCHP under
+    way: surgery is timed from the response assessment, not from staging"). O(timings)."""
+    if anchor not in path or step.id not in path:
+        return False
+    lo, hi = path.index(anchor), path.index(step.id)
+    for t in step.timings:
+        if t.after in matches or t.after not in path or not lo < path.index(t.after) < hi:
+            continue
+        own = _window(spec.step(t.after), matches)
+        if own and (own[0].max_days is None or own[1].date + dt.timedelta(days=own[0].max_days) >= at):
+            return True
+    return False
+
+
 def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, matches: dict[str, Match],
                   at: dt.date) -> dict[str, CareItem]:
     """The status of every step of one eligible path."""
@@ -248,6 +291,8 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
         reasons = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, done_ids))]
         m = matches.get(sid)
         win = _window(st, matches)
+        if win and _waits_on_path(spec, st, win[0].after, pv.steps, matches, at):
+            win = None
         if win:
             t, anchor = win
             item.window = f"{t.min_days or 0}-{t.max_days} days after {t.after}" if t.max_days is not None \
@@ -500,9 +545,11 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     # "weekly carbo/paclitaxel x6 (wk 4 chemo held)": a therapy class named beside drugs a followed step
     # used is that course retold, not care of its own
     retold = {_sentence(f) for f in used if f in by_id and by_id[f].kind == "Medication"}
+    components = regimen_components(matches, by_id)
     for st in off_path:
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]
-                 and not (is_systemic_class(f.codes) and _sentence(f.id) in retold)]
+                 and not (is_systemic_class(f.codes) and _sentence(f.id) in retold)
+                 and not _component_given(f, components)]
         if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
             if nx.descendants(graph, st.id) & surgical:
                 facts = [f for f in facts if f.date is None or f.date < surgery]

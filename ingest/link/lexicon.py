@@ -175,6 +175,13 @@ class Lexicon:
                     bucket = table.get(tuple(seq[i:i + length]))
                     if bucket is not None:
                         kind, concepts, prio = bucket.best()
+                        end = toks[i + length - 1][1]
+                        if {"Medication", "Test"} <= bucket.kinds.keys():
+                            # a substance that is both a drug and a lab: the lab when a result follows
+                            # ("Calcium 13.8 mg/dL", "PTH suppressed"), else the drug ("calcium + vit D")
+                            kind = "Test" if _LAB_VALUE.match(text, end) else "Medication"
+                            prio, concepts = bucket.kinds[kind]
+                            concepts = tuple(concepts)
                         found.append(Match(toks[i][0], toks[i + length - 1][1], kind, concepts, prio))
                         break
         return select_longest(found)
@@ -189,9 +196,10 @@ class Lexicon:
 
     def misspelled_drug(self, word: str) -> tuple[str, tuple[Concept, ...]] | None:
         """A word that is no term and no English word but within edit distance 1 (7-8 letters) or 2 (9+)
-        of exactly one drug name: (that name, its concepts). "anastrazole" → anastrozole."""
+        of exactly one drug name: (that name, its concepts). "anastrazole" → anastrozole. An -ing or -ed form
+        is a verb's, never a drug's ("fungating" is no misspelt "Fungata")."""
         low = word.lower()
-        if len(low) < 7 or not low.isalpha() or (inflection_stem(low),) in self.terms:
+        if len(low) < 7 or not low.isalpha() or low.endswith(("ing", "ed")) or (inflection_stem(low),) in self.terms:
             return None
         candidates = self.drug_words.get(low[:3], ())
         if not candidates or _zipf(low) > 0:
@@ -204,6 +212,14 @@ class Lexicon:
         name = hits.pop()
         kind, concepts, _ = self.terms[(name,)].best()
         return (name, concepts) if kind == "Medication" else None
+
+
+# a substance followed by a result: a bare number or a concentration ("Calcium 13.8 mg/dL", "corrected
+# calcium 9.6", "K 3.1 mmol/L"); a dose is an amount ("calcium 600 mg daily", "KCl 20 mEq PO")
+_LAB_VALUE = re.compile(r"[ \t]*(?:levels?[ \t]*)?(?:(?:was|is|of|at)[ \t]+)?[:=]?[ \t]*(?:\d+(?:\.\d+)?(?:[ \t]*"
+                        r"(?:[a-zA-Zµ]+/(?:dL|L|mL|l|dl|ml)\b|%)|(?![ \t]*(?:[a-zA-Zµ]|\d|/)))|(?:normal|elevated|high|low|"
+                        r"raised|suppressed|WNL|within normal|unremarkable|pending|ordered|checked|repleted)\b)",
+                        re.I)
 
 
 def _edit_distance(a: str, b: str, limit: int) -> int:

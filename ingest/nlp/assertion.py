@@ -104,7 +104,9 @@ def context_rules():
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
     # "no chemotherapy given since CRT", "weight loss since surgery": care named as a past time point
-    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure", "Medication"})
+    # ("CAPOX since 03/06/2025: oxaliplatin ...": a start date, and the care after it goes on)
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure", "Medication"},
+                          on_modifies=_both(_both(inside_parenthesis, same_clause), no_date_between))
               for c in ("since", "ever since", "since completion of", "since finishing")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
               for c in ("stop", "discontinue", "d/c")]
@@ -125,8 +127,12 @@ def context_rules():
     # "after neoadjuvant TCHP", "following lumpectomy": what comes after these words is over
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
               for c in ("after", "following", "post", "since completing")]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)
-              for c in ("negative", "refuses", "not a candidate for",
+    rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)]
+    # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
+    # COPD is real)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
+              for c in ("refuses", "not a candidate for", "not interested in", "no interest in", "does not want",
+                        "doesn't want", "did not want",
                         "not a surgical candidate for", "no indication for",
                         "opted against", "did not receive", "has not received",
                         "defer", "defers", "deferring", "hold off on", "holding off on", "forgo", "forgoing",
@@ -256,8 +262,24 @@ def context_rules():
                         for w in ("never ordered", "never given", "never started", "never initiated",
                                   "never administered", "never pursued", "not ordered", "not administered",
                                   "not pursued", "not given", "not started")]
-              + ["not ordered", "not administered", "not pursued"]]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
+              + ["not ordered", "not administered", "not pursued",
+                 # "Surgery has NOT happened", "the resection did not take place"
+                 "has not happened", "have not happened", "not happened", "did not happen", "never happened",
+                 "has not occurred", "did not occur", "has not taken place", "did not take place",
+                 "not yet happened", "has not yet happened"]]
+    # "TSH next visit", "CEA at the next appointment": a check still to come
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types={"Test"})
+              for c in ("next visit", "at next visit", "at the next visit", "next appointment",
+                        "at next appointment", "at the next appointment", "next time")]
+    # "Tissue is INSUFFICIENT for PD-L1 IHC and for NGS": the test could not be run
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types={"Test"})
+              for c in ("insufficient for", "inadequate for", "not sufficient for", "not adequate for",
+                        "qns for", "too scant for", "too small for", "inadequate tissue for",
+                        "insufficient tissue for", "insufficient material for")]
+    # care an event would make harder lies ahead: "risk of regrowth and fibrosis making TME harder"
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
+              for c in ("harder", "more difficult", "more challenging", "more complex", "riskier")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, allowed_types=set(CARE))
               for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
@@ -275,7 +297,9 @@ def context_rules():
     # "discussed" and "considered" ("AC-THP discussed as alternative", "chemo-IO considered, not favored")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8, on_modifies=reach(4, care_only=True))
               for c in ("if", "discussed", "considered", "was considered", "were considered", "was discussed",
-                        "were discussed", "as alternative", "as an alternative")]
+                        "were discussed", "as alternative", "as an alternative",
+                        # "Germline genetic testing offered; he declined for now", "OFS offered"
+                        "offered", "re-offered", "reoffered")]
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
               for c in ("if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
@@ -302,13 +326,16 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
               for c in ("evaluation", "eval", "assessment for")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("evaluation for", "eval for", "consult for", "consultation for", "reason for referral",
-                        "referred for consideration of", "consideration of")]
+              for c in ("evaluation for", "eval for", "referred for consideration of", "consideration of")]
+    # the reason for a consult is care to weigh, but a disease named as the reason is the patient's
+    # ("Reason for referral: newly diagnosed metastatic sigmoid adenocarcinoma")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types=set(CARE))
+              for c in ("consult for", "consultation for", "reason for referral")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("planning", "anticipated", "expected", "referral placed", "referral", "to be given", "is planned",
                         "is scheduled", "will follow", "intro", "introduction", "consult", "consultation")]
     # a risk of a disease, or screening for it, is not the disease
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2, excluded_types={"Test"})
               for c in ("risk", "risks", "risk assessment", "risk reduction", "screening", "surveillance program",
                         "susceptibility", "predisposition")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
@@ -324,8 +351,8 @@ def context_rules():
               for c in ("would be", "could be", "would have been", "would start", "would give")]
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for", "offered",
-                        "re-offered", "reoffered", "re-offer")]
+              for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for",
+                        "re-offer")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
               for c in ("was offered", "were offered", "both options", "are options", "as options", "as an option",
                         "is an option", "an option")]
@@ -344,11 +371,15 @@ def context_rules():
               for c in ("has not decided", "have not decided", "not yet decided", "undecided", "before deciding",
                         "if chosen", "if she chooses", "if he chooses", "if they choose")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
-              for c in ("unlikely", "is unlikely", "less likely", "not favored", "doubtful")]
+              for c in ("unlikely", "is unlikely", "less likely", "doubtful")]
+    # care weighed and set aside ("Chemo-IO (nivolumab + platinum doublet per CheckMate 816) not favored")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=12, allowed_types=set(CARE))
+              for c in ("not favored", "not favoured", "not preferred", "not chosen", "not selected")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4)
               for c in ("would require", "would need", "would entail", "would have required", "would mean")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
-              for c in ("prefers", "would prefer", "leaning toward", "leaning towards", "favors", "favours")]
+              for c in ("prefers", "would prefer", "leaning toward", "leaning towards", "leaning to", "leans toward",
+                        "leans towards", "inclined toward", "inclined towards", "inclined to", "favors", "favours")]
     # feasibility and pre-operative clearance are not the operation ("resectable by RUL lobectomy",
     # "cardiology clearance pending for surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
@@ -413,7 +444,9 @@ def context_rules():
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("suspected", "suspect", "presumed", "probable")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
-              for c in ("reserved for", "kept in reserve", "held in reserve")]
+              for c in ("reserved for", "kept in reserve", "held in reserve", "held for later", "kept for later",
+                        "saved for later", "held for a later", "kept for a later", "saved for a later",
+                        "held for second line", "held for 2l", "kept for second line")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=5)
               for c in ("may be considered", "can be considered", "could be considered", "to be considered",
                         "to be decided", "to be determined", "may be an option", "remains an option")]
@@ -464,6 +497,12 @@ def reach(back: int, commas: bool = False, care_only: bool = False, not_back: tu
     return check
 
 
+def no_date_between(target, modifier, span_between) -> bool:
+    """"since 03/06/2025: oxaliplatin": a "since" followed by a date starts a course, it does not name the
+    care after it as a past time point."""
+    return span_between is None or not re.search(r"\d", span_between.text)
+
+
 def inside_parenthesis(target, modifier, span_between) -> bool:
     """A cue and its care stay on their side of a parenthesis: "(2/3 SLN+, no completion ALND) ->
     ddAC x4" does not negate the chemotherapy, "(1 yr from resection) - GI order placed" does not plan
@@ -497,7 +536,8 @@ def with_clause_limit(rule):
     if rule.on_modifies is not None:
         return rule
     checks = [inside_parenthesis]
-    if rule.direction in ("BACKWARD", "BIDIRECTIONAL"):
+    # a course's end stays in its clause too: "discontinue oxaliplatin; capecitabine monotherapy for C6-C8"
+    if rule.direction in ("BACKWARD", "BIDIRECTIONAL") or rule.category == "HISTORICAL":
         checks.append(same_clause)
     if rule.category in ("NEGATED_EXISTENCE", "FAMILY"):
         checks.append(no_arrow)  # "FDR dx <60 -> colonoscopy now": the arrow's plan is the patient's
@@ -508,6 +548,11 @@ def with_clause_limit(rule):
         check = _both(check, other)
     rule.on_modifies = check
     return rule
+
+
+_KIN = re.compile(r"\b(?:mother|father|mom|dad|parents?|sisters?|brothers?|siblings?|aunts?|uncles?|cousins?|"
+                  r"daughters?|sons?|children|grand\w*|nieces?|nephews?|twin|maternal|paternal|family|familial|"
+                  r"relatives?|fdrs?|fhx|fh|mgm|mgf|pgm|pgf)\b", re.I)
 
 
 def episodic(concepts: tuple[Concept, ...]) -> bool:
@@ -525,8 +570,13 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     mods = list(getattr(ent._, "modifiers", ()))
     cats = {m.category for m in mods}
     cue = _cue(ent, mods)
-    if kind in ("Stage", "Biomarker") and section == "Family History" and not ent._.is_family:
-        section = None  # a stage or receptor result under FHx is the patient's tumour unless a relative is named
+    if section == "Family History" and not ent._.is_family and (
+            kind in ("Stage", "Biomarker")
+            or kind in CARE and not _KIN.search(ent.sent.text if ent.sent is not None else ent.doc.text)):
+        # a stage or receptor result under FHx is the patient's tumour unless a relative is named; so is a
+        # test or care in a statement that names no relative ("FHx: ... uncle with CRC. Germline panel
+        # 02/2025: no pathogenic variants")
+        section = None
     if ent._.is_family or section == "Family History":
         negated = ent._.is_negated and not _only_result_cues(ent, mods)
         return ("negated" if negated else "family"), cue

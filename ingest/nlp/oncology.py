@@ -302,7 +302,7 @@ def find_metastases(text: str) -> list[MetastasisFinding]:
 # -- treatment details ----------------------------------------------------------------------------------------
 _RT_DOSE = re.compile(r"(?P<dose>\d{1,3}(?:\.\d{1,2})?)\s*(?:Gy|gray|cGy)\b(?:\s*(?:/|in|x|×|over)\s*"
                       r"(?P<fx>\d{1,2})\s*(?:fx|fractions?|treatments?)?)?", re.I)
-_DRUG_DOSE = re.compile(r"^\s*(?P<dose>\d+(?:\.\d+)?\s*(?:mg|mcg|g|units?|mg/m2|mg/kg|AUC\s*\d|ml|mL)(?:/(?:m2|kg|day|d))?)"
+_DRUG_DOSE = re.compile(r"^\s*(?P<dose>\d+(?:\.\d+)?\s*(?:mg|mcg|g|units?|mg/m2|mg/kg|AUC\s*\d|ml|mL)(?:/(?:m2|kg|day|d))?(?![A-Za-z/]))"
                         r"(?:\s+(?P<route>PO|po|IV|iv|SC|SQ|subcut(?:aneous(?:ly)?)?|oral(?:ly)?|by mouth|intravenous(?:ly)?|IM))?"
                         r"(?:\s+(?P<freq>daily|once daily|twice daily|BID|bid|TID|tid|QD|qd|q\d+\s?(?:h|hours|weeks?|w|d|days)|"
                         r"every\s+\d+\s+(?:hours|days|weeks)|weekly|nightly|at bedtime|qhs|QHS|prn|PRN|as needed))?"

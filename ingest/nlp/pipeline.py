@@ -214,7 +214,10 @@ def service(text: str, m) -> bool:
 
 _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
                                 r"society|foundation|navigator|network|alliance|committee|genetics|prevention|"
-                                r"pathways?|protocols?|guidelines?|team|service|screening|mdt|risk)\b", re.I)
+                                r"pathways?|protocols?|guidelines?|team|service|screening|mdt|risk|"
+                                # "testing for NSCLC drivers", "a hereditary breast cancer panel"
+                                r"drivers?|driver\s+(?:mutations?|alterations?|genes?)|panels?|awareness|education)\b",
+                                re.I)
 
 
 def names_institution(text: str, end: int) -> bool:
@@ -596,10 +599,13 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                     statuses.setdefault(marker, set()).add(status)
     # an equivocal IHC beside its reflex ISH result is no contradiction: the ISH decides
     conflicts = {k for k, v in statuses.items() if len(v - {"equivocal"}) > 1}
+    names_cancer = any(m.kind == "Cancer" for m in own)
     out = []
     for ms in rows:
         row = []
         for m in ms:
+            if names_cancer and m.kind == "Problem" and _bare_neoplasm(m):
+                continue  # "Tumor invades the muscularis", "tumor bed": the note's cancer again, no new fact
             if m.kind == "Cancer" and not m.concepts and m.detail.get("histology") and m.assertion != "family":
                 concepts = _cancer_concepts(m.detail["histology"], site, lexicon)
                 m = replace(m, concepts=concepts, detail={**m.detail, "site": site, "site_from": "note"}
@@ -704,6 +710,12 @@ def _keys(concepts: tuple[Concept, ...]) -> tuple[str, ...]:
 _NEOPLASM = "HPO|HP:0002664"
 # "tumour bed", "a malignancy": a neoplasm named with no type and no site is no particular cancer
 _ANY_NEOPLASM = frozenset({_NEOPLASM, "DOID|DOID:162"})
+
+
+def _bare_neoplasm(m: Mention) -> bool:
+    """A neoplasm word alone ("tumor", "tumours"): no type, no site, no finding of its own."""
+    return bool(m.concepts) and f"{m.concepts[0].system}|{m.concepts[0].code}" == _NEOPLASM and \
+        len(m.text.split()) == 1 and not m.detail.get("site")
 
 
 def for_cancer(row: list[Mention]) -> list[Mention]:

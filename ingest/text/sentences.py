@@ -63,8 +63,8 @@ def _trim(text: str, a: int, b: int) -> tuple[int, int] | None:
         b -= 1
     if a < b and text[a:a + 2] == "- ":
         a += 2
-    if a < b and text[a] == "#":  # a sub-header folded into its parent section
-        return None
+    while a < b and text[a] in "# \t":  # "# AKI: Cr 1.9 ...", "#2 Anemia": the entry, not its marker
+        a += 1
     return (a, b) if _WS.search(text, a, b) else None
 
 
