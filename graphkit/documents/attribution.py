@@ -68,11 +68,25 @@ def facts_of(text: str) -> frozenset[str]:
         for c in m.concepts[:3]:
             out.add(f"{c.system}|{c.code}")
             out.update(_roll_up(c.system, c.code, ancestors))
+    # cancers named by histology and site ("Rectal adenoca", "SCLC") come from ingestion's own parser
+    out.update(k for k in stated_facts(text) if "|" in k and not k.startswith(("stage|", "n|", "d|")))
     out.update(v for b in find_biomarkers(text) for v in b.values)
     out.update(f"stage|{s.value}" for s in find_stages(text) if s.value != "invalid")
     out.update(f"stage|{g}" for g in stated_stage_groups(text))
     out.update(f"n|{float(n):g}{(u or '').lower().rstrip('s')}" for n, u in _NUMBER.findall(text) if u)
     out.update(f"d|{d}" for d in _DATE.findall(text))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def named_codes(text: str) -> frozenset[str]:
+    """The concepts a text names itself, without their ancestors. O(len(text))."""
+    from ingest.link.lexicon import load_lexicon
+    from ingest.nlp import extract_mentions
+
+    out = {f"{c.system}|{c.code}" for m in load_lexicon().find(text) for c in m.concepts[:3]}
+    out.update(f"{c.system}|{c.code}" for m in extract_mentions(_nlp(), [" ".join(text.split())], [None])[0]
+               for c in m.concepts[:3])
     return frozenset(out)
 
 
@@ -166,11 +180,16 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     contradicted = polarity == "given" and any(
         f in stated and not stated[f] & (_GIVEN | {"planned"}) and stated[f] & {"negated", "possible"}
         for f in leading_fact(claim))
-    shared = tuple(sorted(f for f in facts_of(claim) & facts_of(source)
+    # what the sentence states: re-read, and as ingestion stored it with its note (a histology's site)
+    shared = tuple(sorted(f for f in facts_of(claim) & (facts_of(source) | set(stated))
                           if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None)))
     if not set(shared) & leading_fact(claim):
         shared = ()  # the sentence states something else the claim mentions, not the claim's subject
     head = claim_head(claim)
+    named = {f for f in named_codes(head) if f.startswith(("DOID|", "NCIT|"))}
+    said = {f for f in named_codes(source) if f.startswith(("DOID|", "NCIT|"))}
+    if shared and named and said and not said & named and said <= facts_of(head):
+        shared = ()  # "R breast IDC" is not stated by "metastatic carcinoma c/w breast": a broader name of it
     subject = facts_of(head) | {k for k in stated_facts(head) if "=" not in k and not k.startswith("stage|")}
     stages = {f for f in facts_of(claim) if f.startswith("stage|")}
     if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):

@@ -229,15 +229,18 @@ def _window(step: Step, done: dict[str, Match]):
     return best
 
 
-def regimen_components(matches: dict[str, dict[str, Match]], by_id: dict[str, Fact]) -> list[tuple[set[str], dt.date, dt.date]]:
-    """(the drugs of a regimen a followed step used, as ATC substances; the first and last day of that
-    step's care), from the regimen concept's is-a edges to its components ("TCHP" → docetaxel,
-    carboplatin, trastuzumab, pertuzumab). O(used facts)."""
+def regimen_components(spec: GuidelineSpec, matches: dict[str, dict[str, Match]],
+                       by_id: dict[str, Fact]) -> list[tuple[set[str], dt.date, dt.date]]:
+    """(the drugs of a regimen a followed step names and used, as ATC substances; the first and last day
+    of that step's care), from the regimen concept's is-a edges to its components ("TCHP" → docetaxel,
+    carboplatin, trastuzumab, pertuzumab). A regimen the step does not name is not its own ("TCH" given
+    as the chemotherapy step keeps its trastuzumab a deviation). O(used facts)."""
     out = []
     for x in matches.values():
-        for m in x.values():
+        for sid, m in x.items():
+            named = {f"{c.system}|{c.code}" for c in spec.step(sid).codes if c.system == "regimen"}
             facts = [by_id[f] for f in m.facts if f in by_id]
-            drugs = {a for f in facts if any(c.startswith("regimen|") for c in f.codes)
+            drugs = {a for f in facts if named & set(f.codes)
                      for a in f.ancestors if a.startswith("ATC|") and len(a) == 11}
             days = [f.date for f in facts if f.date]
             if drugs and days:
@@ -545,7 +548,7 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     # "weekly carbo/paclitaxel x6 (wk 4 chemo held)": a therapy class named beside drugs a followed step
     # used is that course retold, not care of its own
     retold = {_sentence(f) for f in used if f in by_id and by_id[f].kind == "Medication"}
-    components = regimen_components(matches, by_id)
+    components = regimen_components(spec, matches, by_id)
     for st in off_path:
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]
                  and not (is_systemic_class(f.codes) and _sentence(f.id) in retold)

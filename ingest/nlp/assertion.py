@@ -572,10 +572,10 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     cue = _cue(ent, mods)
     if section == "Family History" and not ent._.is_family and (
             kind in ("Stage", "Biomarker")
-            or kind in CARE and not _KIN.search(ent.sent.text if ent.sent is not None else ent.doc.text)):
+            or kind == "Test" and not _KIN.search(ent.sent.text if ent.sent is not None else ent.doc.text)):
         # a stage or receptor result under FHx is the patient's tumour unless a relative is named; so is a
-        # test or care in a statement that names no relative ("FHx: ... uncle with CRC. Germline panel
-        # 02/2025: no pathogenic variants")
+        # test in a statement that names no relative ("FHx: ... uncle with CRC. Germline panel 02/2025: no
+        # pathogenic variants"; a drug there stays the relative's: "Sister -\nEGFR+ ..., on osimertinib")
         section = None
     if ent._.is_family or section == "Family History":
         negated = ent._.is_negated and not _only_result_cues(ent, mods)
