@@ -396,3 +396,18 @@ def test_a_bare_tumour_word_in_a_note_that_names_its_cancer_is_no_new_problem(nl
     assert not [m for m in rows[1] if m.kind == "Problem"]
     [alone] = resolve_note(sents[1:], extract_mentions(nlp, sents[1:], [None]))
     assert [m.text for m in alone if m.kind == "Problem"] == ["Tumor"]  # no cancer named: the finding stays
+
+
+def test_a_course_is_dated_by_its_own_start_before_the_sentence_s_first_date(nlp):
+    from datetime import date, datetime
+
+    from ingest.tkg.build import own_date
+
+    sent = "Tx: R lumpectomy 9/17/24; paclitaxel x12 wk from 10/22/24; letrozole since 3/2025."
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 6, 1))
+    day = {m.text.split()[0]: own_date(m.detail, datetime(2025, 6, 1)) for m in row if m.kind == "Medication"}
+    assert day["paclitaxel"] == datetime(2024, 10, 22) and day["letrozole"] == datetime(2025, 3, 1)
+    from ingest.nlp.oncology import start_date
+
+    assert start_date(" since 4/29, taking daily") is None  # April 29th or April 2029: no guess
+    assert start_date(" since 11/98") == "1998-11"

@@ -354,7 +354,9 @@ def start_date(text: str) -> str | None:
     parts = d.split("/")
     if len(parts) == 2:
         mo, yr = parts
-        yr = yr if len(yr) == 4 else "20" + yr
+        if len(yr) == 2 and int(yr) <= 31:
+            return None  # "since 4/29": a day of a month as likely as a year; no guess
+        yr = yr if len(yr) == 4 else ("19" if int(yr) > 50 else "20") + yr
         return f"{yr}-{int(mo):02d}"
     if len(parts) == 3:
         mo, da, yr = parts

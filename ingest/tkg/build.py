@@ -55,14 +55,14 @@ def _dates(text: str, around: datetime, day_first: bool):
 
 
 def own_date(detail: dict, around: datetime) -> datetime | None:
-    """The day a mention's own clause dates it to (a course that ended, "TCHP x6 (C6 6/27/24)"), before
-    the sentence's first date: the sentence may date something else. Care of a course a summary dates
+    """The day a mention's own clause dates it to (a course that started, "paclitaxel from 10/22/24", or
+    ended, "TCHP x6 (C6 6/27/24)"), before the sentence's first date: the sentence may date something else. Care of a course a summary dates
     ("Dates: 5 Feb 2024 -> 14 Mar 2024") is dated by the course's start."""
-    day = detail.get("course_start") or detail.get("end")
+    day = detail.get("course_start") or detail.get("start") or detail.get("end")
     if not day:
         return None
-    try:
-        d = datetime.fromisoformat(day)
+    try:  # "since 3/2023" keeps its month: the course is dated by the month's first day
+        d = datetime.fromisoformat(day if len(day) != 7 else f"{day}-01")
     except ValueError:
         return None
     return d.replace(tzinfo=around.tzinfo) if around is not None else d
