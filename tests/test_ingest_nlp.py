@@ -411,3 +411,23 @@ def test_a_course_is_dated_by_its_own_start_before_the_sentence_s_first_date(nlp
 
     assert start_date(" since 4/29, taking daily") is None  # April 29th or April 2029: no guess
     assert start_date(" since 11/98") == "1998-11"
+
+
+def test_booked_then_postponed_not_yet_done_part_of_a_plan_and_a_first_dose_taken(nlp):
+    got = _one(nlp, "Low anterior resection (TME) was booked 6/24/25 -- postponed at pt request.")
+    assert {a for _, k, a, _ in got if k == "Procedure"} == {"negated"}  # the abbreviation goes with its name
+    sents = ["Colonoscopy: the 1-year surveillance colonoscopy has NOT been done."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]))
+    assert [(m.text, m.assertion) for m in row if m.kind == "Test"] == [("surveillance colonoscopy", "negated")]
+    assert ("RT", "Procedure", "planned", None) in _one(nlp, "Understands RT was part of the plan.")
+    got = _one(nlp, "Start alectinib 600 mg BID -- first dose taken in clinic today.")
+    assert [a for _, k, a, _ in got if k == "Medication"] == ["present"]
+
+
+def test_a_regimen_line_is_dated_by_the_cycle_line_under_it(nlp):
+    from datetime import date
+
+    sents = ["Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:", "C1 3/17/25, C2 4/7/25, C3 4/28/25, C4 5/19/25."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 5, 22))
+    assert {m.detail.get("course_start") for m in rows[0] if m.kind == "Medication"} == {"2025-03-17"}
+    assert all(m.assertion == "historical" for m in rows[0] if m.kind == "Medication")

@@ -167,6 +167,18 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
                         "no-showed", "no showed")]
+    # "TME was booked 6/24/25 -- postponed at pt request": booked, then put off (care only: a "postponed
+    # visit" says nothing of a disease)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=16, allowed_types=set(CARE))
+              for c in ("postponed", "was postponed", "were postponed", "postponing", "rescheduled",
+                        "was rescheduled", "put off")]
+    # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
+              for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for")]
+    # "RT was part of the plan after lumpectomy": the plan, not the care
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
+              for c in ("part of the plan", "was part of the plan", "is part of the plan", "part of plan",
+                        "were part of the plan", "are part of the plan")]
     # "Restaging CT: originally 4/15 - pt no-show (transport)": booked, not attended
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10)
               for c in ("no-show", "no show", "did not show", "did not attend", "missed appointment",
@@ -265,6 +277,10 @@ def context_rules():
               + ["not ordered", "not administered", "not pursued",
                  # "Surgery has NOT happened", "the resection did not take place"
                  "has not happened", "have not happened", "not happened", "did not happen", "never happened",
+                 # "the 1-year surveillance colonoscopy (due Feb 2025) has NOT been done"
+                 "not been done", "has not been done", "have not been done", "not yet been done", "not yet done",
+                 "not been performed", "has not been performed", "never done", "was never done",
+                 "never performed", "was never performed",
                  "has not occurred", "did not occur", "has not taken place", "did not take place",
                  "not yet happened", "has not yet happened"]]
     # "TSH next visit", "CEA at the next appointment": a check still to come
@@ -425,6 +441,10 @@ def context_rules():
               for c in ("if needed", "would prompt")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("would trigger", "would warrant", "would lead to", "would favor")]
+    # "Start alectinib 600 mg BID -- first dose taken in clinic today": begun, not only ordered
+    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"})
+              for c in ("first dose taken", "first dose given", "first dose administered", "first dose was given",
+                        "first dose was taken", "1st dose taken", "1st dose given")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance")]
@@ -508,6 +528,9 @@ def inside_parenthesis(target, modifier, span_between) -> bool:
     the resection."""
     if span_between is None:
         return True
+    doc = target.doc
+    if 0 < target.start and target.end < len(doc) and doc[target.start - 1].text == "(" and doc[target.end].text == ")":
+        return True  # "low anterior resection (TME) ... postponed": a name's own abbreviation goes with it
     between = span_between.text
     return between.count(")") <= between.count("(")  # entering a parenthesis is fine, leaving one is not
 

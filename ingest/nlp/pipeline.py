@@ -601,11 +601,13 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     conflicts = {k for k, v in statuses.items() if len(v - {"equivocal"}) > 1}
     names_cancer = any(m.kind == "Cancer" for m in own)
     out = []
-    for ms in rows:
+    for text, ms in zip(texts, rows):
         row = []
         for m in ms:
             if names_cancer and m.kind == "Problem" and _bare_neoplasm(m):
                 continue  # "Tumor invades the muscularis", "tumor bed": the note's cancer again, no new fact
+            if _label_restated(text, m, ms):
+                continue  # "Colonoscopy: the 1-year colonoscopy has NOT been done": the line's topic, restated
             if m.kind == "Cancer" and not m.concepts and m.detail.get("histology") and m.assertion != "family":
                 concepts = _cancer_concepts(m.detail["histology"], site, lexicon)
                 m = replace(m, concepts=concepts, detail={**m.detail, "site": site, "site_from": "note"}
@@ -628,6 +630,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
         out.append(for_cancer(same_course(row)))
+    # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
+    # line's course is the cycle line's
+    out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
+           and (cycles := when.cycle_period(texts[i + 1], dmy)) else row
+           for i, (t, row) in enumerate(zip(texts, out))]
     period = when.course_period(texts, dmy)
     return [in_course(t, row, period, note_day) for t, row in zip(texts, out)] if period else out
 
@@ -710,6 +717,16 @@ def _keys(concepts: tuple[Concept, ...]) -> tuple[str, ...]:
 _NEOPLASM = "HPO|HP:0002664"
 # "tumour bed", "a malignancy": a neoplasm named with no type and no site is no particular cancer
 _ANY_NEOPLASM = frozenset({_NEOPLASM, "DOID|DOID:162"})
+
+
+def _label_restated(text: str, m: Mention, row: list[Mention]) -> bool:
+    """A statement's label ("Colonoscopy: ...") whose concept the statement names again: the label is its
+    topic, the later mention carries what is said of it (done, not done, planned). O(row)."""
+    if text[:m.start].strip() or not text[m.end:m.end + 2].lstrip().startswith(":") or not m.concepts:
+        return False
+    code = (m.concepts[0].system, m.concepts[0].code)
+    return any(o is not m and o.start > m.end and o.concepts and (o.concepts[0].system, o.concepts[0].code) == code
+               for o in row)
 
 
 def _bare_neoplasm(m: Mention) -> bool:

@@ -112,6 +112,19 @@ def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date
     return found.pop() if len(found) == 1 else None
 
 
+_CYCLE_DAY = re.compile(rf"\b(?:C|cycle\s*)(?P<n>\d{{1,2}})(?:D1)?\s*[:=-]?\s*(?P<day>{_DAY})", re.I)
+
+
+def cycle_period(text: str, day_first: bool = False) -> tuple[date, date] | None:
+    """"C1 3/17/25, C2 4/7/25, C3 4/28/25, C4 5/19/25": a line of dated cycles is the course's first and last
+    day (at least two cycles, in order), or None. O(len(text))."""
+    days = [(int(m.group("n")), exact_day(m.group("day"), day_first)) for m in _CYCLE_DAY.finditer(text)]
+    days = [(n, d) for n, d in days if d]
+    if len(days) < 2 or [n for n, _ in days] != sorted(n for n, _ in days) or days[0][1] > days[-1][1]:
+        return None
+    return days[0][1], days[-1][1]
+
+
 def has_date(text: str) -> bool:
     """Does a sentence write a date of its own?"""
     return bool(_DATED.search(text) or _DAY_RX.search(text))
