@@ -431,3 +431,15 @@ def test_a_regimen_line_is_dated_by_the_cycle_line_under_it(nlp):
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 5, 22))
     assert {m.detail.get("course_start") for m in rows[0] if m.kind == "Medication"} == {"2025-03-17"}
     assert all(m.assertion == "historical" for m in rows[0] if m.kind == "Medication")
+
+
+def test_spelled_out_care_shares_its_head_s_fate_and_marker_details_in_parentheses_are_read_past(nlp):
+    sents = ["Neoadjuvant chemo-IO (nivolumab + platinum doublet) was offered; pt declined, preferring surgery.",
+             "Molecular testing (EGFR, ALK) was not sent."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2))
+    assert {m.assertion for m in rows[0] if m.kind in ("Medication", "Procedure")} == {"possible"}  # surgery not declined
+    assert [m.assertion for m in rows[1] if m.kind == "Test"] == ["negated"]
+    assert [v for *_, v in _one(nlp, "ALK IHC (D5F3) negative; KRAS (codons 12, 13, 61): no mutation detected.")
+            if v] == ["ALK=negative", "KRAS=wild-type"]
+    assert [v for *_, v in _one(nlp, "ROS1, BRAF and KRAS alterations not detected.") if v] == [
+        "ROS1=negative", "BRAF=wild-type", "KRAS=wild-type"]

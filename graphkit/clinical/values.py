@@ -321,7 +321,7 @@ _TOKEN = re.compile(
     r"|(?P<pct><\s?1\s?%|\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%)"
     r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?)"
     r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
-    r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d.])|(?<=HER2: )0(?![%\d.]))"
+    r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d]|\.\d)|(?<=HER2: )0(?![%\d]|\.\d))"
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
@@ -332,7 +332,7 @@ _TOKEN = re.compile(
     r"not\s+amplified|non-?amplified|amplified|amplification|"
     r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:mutations?|alterations?|fusions?|rearrangements?)\s*(?:detected|identified)?|"
     r"not\s+detected|none\s+detected|undetected|not\s+identified|detected|"
-    r"mutated|mutations?|mutant|variant|carrier|pathogenic|"
+    r"mutated|mutations?|mutant|variant|alterations?|carrier|pathogenic|"
     r"rearranged|rearrangements?|fusions?|translocation|"
     r"deficient|deficiency|proficient|intact|retained|preserved|lost|loss|absent|"
     r"unstable|stable|high|low|"
@@ -341,6 +341,8 @@ _TOKEN = re.compile(
     r"\(\s*[+\-−]\s*\)|(?<!\s)\+{1,3}|\+{1,3}(?!\s+(?-i:[a-z]))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|\.(?:\s|$)|:|\bwith\b|\bbut\b)",
     re.I)
+_DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)\)|"
+                           r"\(codons?\s[\d,\s/and]{1,40}\)", re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
@@ -527,6 +529,9 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     positive" (one statement, two values), "ALK, ROS1 and KRAS negative" and "negative for EGFR, ALK and
     ROS1" (one statement per marker), "HER2 2+ by IHC, FISH amplified", "TNBC", "MLH1 and PMS2 show loss of
     nuclear expression", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated", "HER2: not performed". O(len(text))."""
+    # an antibody clone or the codons a panel covers ("ALK IHC (D5F3) negative", "KRAS (codons 12, 13, 61):
+    # no mutation") sit between a marker and its result: read past them (blanked, offsets kept)
+    text = _DETAIL_PAREN.sub(lambda m: " " * len(m.group()), text)
     tokens = []
     for m in _TOKEN.finditer(text):
         kind = next(k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n"))

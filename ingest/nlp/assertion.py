@@ -370,8 +370,10 @@ def context_rules():
               for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for",
                         "re-offer")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
-              for c in ("was offered", "were offered", "both options", "are options", "as options", "as an option",
-                        "is an option", "an option")]
+              for c in ("both options", "are options", "as options", "as an option", "is an option", "an option")]
+    # "Neoadjuvant chemo-IO (nivolumab + platinum doublet, CheckMate 816) was offered": the offer names the
+    # care however long its spelled-out regimen
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=14) for c in ("was offered", "were offered")]
     # an order sent is not a drug taken ("Rx re-sent (tamoxifen 20 mg daily)")
     rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8)
               for c in ("rx sent", "rx re-sent", "rx resent", "rx was sent", "script sent", "prescription sent",
@@ -394,7 +396,7 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4)
               for c in ("would require", "would need", "would entail", "would have required", "would mean")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
-              for c in ("prefers", "would prefer", "leaning toward", "leaning towards", "leaning to", "leans toward",
+              for c in ("prefers", "would prefer", "preferring", "leaning toward", "leaning towards", "leaning to", "leans toward",
                         "leans towards", "inclined toward", "inclined towards", "inclined to", "favors", "favours")]
     # feasibility and pre-operative clearance are not the operation ("resectable by RUL lobectomy",
     # "cardiology clearance pending for surgery")
@@ -543,7 +545,12 @@ def no_arrow(target, modifier, span_between) -> bool:
     """A negation (or a relative) does not cross a "->" of a chronology or a plan, a "since" that names
     a past time point ("no further chemotherapy given since CRT"), or a full stop."""
     return span_between is None or not ("->" in span_between.text or "→" in span_between.text
-                                        or _SINCE.search(span_between.text) or _FULL_STOP.search(span_between.text))
+                                        or _SINCE.search(span_between.text) or _FULL_STOP.search(span_between.text)
+                                        or _CHOICE.search(span_between.text))
+
+
+# "pt declined, preferring upfront surgery": what is chosen instead is not what was declined
+_CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|opting|opted|chose|choosing|instead)\b", re.I)
 
 
 def _both(a, b):

@@ -629,7 +629,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
-        out.append(for_cancer(same_course(row)))
+        out.append(for_cancer(same_course(appositions(text, row))))
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
     # line's course is the cycle line's
     out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
@@ -717,6 +717,31 @@ def _keys(concepts: tuple[Concept, ...]) -> tuple[str, ...]:
 _NEOPLASM = "HPO|HP:0002664"
 # "tumour bed", "a malignancy": a neoplasm named with no type and no site is no particular cancer
 _ANY_NEOPLASM = frozenset({_NEOPLASM, "DOID|DOID:162"})
+
+
+_CARE_KINDS = ("Medication", "Procedure", "Test")
+
+
+def appositions(text: str, row: list[Mention]) -> list[Mention]:
+    """A parenthesis right after care spells it out ("Chemo-IO (nivolumab + platinum doublet) not favored",
+    "Molecular testing (EGFR, ALK) was not sent"): the care inside shares what is said of the care before
+    it, and a test whose markers inside are all "not tested" was not done. Pure. O(mentions²) per sentence."""
+    out = list(row)
+    for h, head in enumerate(row):
+        if head.kind not in _CARE_KINDS or not text[head.end:head.end + 3].lstrip().startswith("("):
+            continue
+        start = text.index("(", head.end)
+        close = text.find(")", start)
+        inner = [k for k, m in enumerate(row) if start < m.start and (close < 0 or m.start < close)]
+        markers = [row[k] for k in inner if row[k].kind == "Biomarker"]
+        if head.kind == "Test" and head.assertion == "present" and markers and all(
+                v.endswith("=not-tested") for m in markers for v in m.values):
+            out[h] = replace(head, assertion="negated", cue="markers not tested")
+        elif head.assertion in ("negated", "possible", "planned"):
+            for k in inner:
+                if row[k].kind in _CARE_KINDS and row[k].assertion == "present":
+                    out[k] = replace(row[k], assertion=head.assertion, cue=head.cue)
+    return out
 
 
 def _label_restated(text: str, m: Mention, row: list[Mention]) -> bool:
