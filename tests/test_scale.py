@@ -71,6 +71,7 @@ def test_bolt_spark_and_bulk_import_build_the_same_graph(other_server, tmp_path,
 
     report = bulk_load(other_server, [corpus], tmp_path / "bulk", quarantine_path=tmp_path / "q-bulk.jsonl", nlp=nlp)
     assert (report.notes, report.quarantined) == (good, 1)
+    assert list((tmp_path / "bulk").glob("Chunk.ml0.csv"))  # text spanning lines went through the multiline side file
     with GraphStore.connect(home) as store:
         bulk = fingerprint(store, "mimic-1999")
     assert bulk["nodes"]["Note"] == good and bulk["relationships"]["NEXT"] > 0 and bulk["nodes"]["Concept"] > 0

@@ -93,7 +93,13 @@ def _type_of(value) -> str:
 
 
 class CsvSet:
-    """One CSV per node label and relationship file, written as rows arrive (memory stays flat)."""
+    """One CSV per node label and relationship file, written as rows arrive (memory stays flat but for the
+    id map). Node ids are integers (``--id-type=integer``: the importer maps no strings), each string id
+    kept as the node's ``id`` property; a row with a value spanning lines goes to a small side file of its
+    label (``<label>.ml<k>.csv``, no header, at most ``ML_FILE_BYTES``), so only those are parsed as
+    multiline and the rest in parallel."""
+
+    ML_FILE_BYTES = 32 * 1024 * 1024
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -102,24 +108,51 @@ class CsvSet:
         self.counts: dict[str, int] = {}
         self.seen_concepts: set[str] = set()
         self.seen_is_a: set[tuple[str, str]] = set()
-        self.multiline: set[str] = set()  # files with a value spanning lines (only these are parsed slowly)
+        self.ids: dict[str, dict[str, int]] = {}  # id space -> string id -> integer id
+        self.ml: dict[str, list[Path]] = {}  # label -> its multiline side files, in order
+
+    @property
+    def multiline(self) -> list[Path]:
+        """The side files holding values that span lines (only these are parsed slowly)."""
+        return [f for files in self.ml.values() for f in files]
+
+    def _int(self, space: str, key: str) -> int:
+        ids = self.ids.setdefault(space, {})
+        if key not in ids:
+            ids[key] = sum(len(x) for x in self.ids.values())  # one counter over all spaces
+        return ids[key]
+
+    def _open(self, name: str, path: Path, header: list[str] | None):
+        f = open(path, "w", newline="", encoding="utf-8")
+        w = csv.writer(f)
+        if header:
+            w.writerow(header)
+        self.files[name], self.writers[name] = f, w
+        return w
 
     def _writer(self, name: str, header: list[str]):
         if name not in self.writers:
-            f = open(self.folder / f"{name}.csv", "w", newline="", encoding="utf-8")
-            w = csv.writer(f)
-            w.writerow(header)
-            self.files[name], self.writers[name] = f, w
+            self._open(name, self.folder / f"{name}.csv", header)
             self.counts[name] = 0
         return self.writers[name]
 
+    def _ml_writer(self, label: str):
+        files = self.ml.setdefault(label, [])
+        if files and self.files[f"{label}.ml{len(files) - 1}"].tell() <= self.ML_FILE_BYTES:
+            return self.writers[f"{label}.ml{len(files) - 1}"]
+        files.append(self.folder / f"{label}.ml{len(files)}.csv")
+        return self._open(f"{label}.ml{len(files) - 1}", files[-1], None)
+
     def node(self, label: str, row: dict, cols: list[tuple[str, str]] | None = None) -> None:
         cols = cols or NODES[label]
-        w = self._writer(label, [f"{c}:{t}" if not t.startswith("ID") else (f"{c}:{t}" if c != "key" else f":{t}")
-                                 for c, t in cols])
-        cells = [_cell(row.get(c), t if not t.startswith("ID") else "string") for c, t in cols]
-        if label not in self.multiline and any("\n" in x or "\r" in x for x in cells):
-            self.multiline.add(label)
+        space = cols[0][1][3:-1]  # "ID(Note)" -> "Note"
+        keep_id = cols[0][0] != "key"
+        w = self._writer(label, [f":{cols[0][1]}"] + (["id:string"] if keep_id else [])
+                         + [f"{c}:{t}" for c, t in cols[1:]])
+        key = str(row.get(cols[0][0]))
+        cells = [str(self._int(space, key))] + ([key] if keep_id else []) + [_cell(row.get(c), t) for c, t in cols[1:]]
+        if any("\n" in x or "\r" in x for x in cells):
+            w = self._ml_writer(label)
         w.writerow(cells)
         self.counts[label] += 1
 
@@ -147,7 +180,7 @@ class CsvSet:
     def rel(self, name: str, start: str, end: str, props: dict | None = None) -> None:
         _, a, b, cols = RELS[name]
         w = self._writer(name, [f":START_ID({a})", f":END_ID({b})"] + [f"{c}:{t}" for c, t in cols])
-        w.writerow([start, end] + [_cell((props or {}).get(c), t) for c, t in cols])
+        w.writerow([self._int(a, start), self._int(b, end)] + [_cell((props or {}).get(c), t) for c, t in cols])
         self.counts[name] += 1
 
     def close(self) -> None:
@@ -291,16 +324,19 @@ def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
     report.seconds["pipeline"] = time.perf_counter() - t
     server.stop()
     # the database name goes first: --nodes/--relationships take a variable number of files
-    args = ["database", "import", "full", database, "--overwrite-destination=true",
+    args = ["database", "import", "full", database, "--overwrite-destination=true", "--id-type=integer",
             f"--array-delimiter={ARRAY_DELIMITER}", "--report-file=" + str(work / "import.report")]
-    # Only when some value spans lines (note text does): multiline parsing is slower. The v2 format, which
-    # names the files, fails on 5.26 when a quoted field crosses its 4 MB read buffer ("floating quote").
+    # Only the side files with values spanning lines are parsed as multiline (v2 names them). v2 fails on
+    # 5.26 when a quoted field crosses its read buffer ("floating quote"): the buffer is made larger than
+    # any side file, so no field can cross it.
     if files.multiline:
-        args.append("--multiline-fields=true")
+        largest = max(f.stat().st_size for f in files.multiline)
+        args += ["--multiline-fields-format=v2", "--multiline-fields=" + ",".join(map(str, files.multiline)),
+                 f"--read-buffer-size={max(4, largest // (1024 * 1024) + 2)}m"]
     for label in NODES:
         if (work / f"{label}.csv").exists():
-            args.append(f"--nodes={label}={work / f'{label}.csv'}")
-    args.append(f"--nodes=Patient={work / 'Patient.csv'}")
+            args.append(f"--nodes={label}=" + ",".join(map(str, [work / f"{label}.csv"] + files.ml.get(label, []))))
+    args.append("--nodes=Patient=" + ",".join(map(str, [work / "Patient.csv"] + files.ml.get("Patient", []))))
     for name, (rel_type, _, _, _) in RELS.items():
         if (work / f"{name}.csv").exists():
             args.append(f"--relationships={rel_type}={work / f'{name}.csv'}")
