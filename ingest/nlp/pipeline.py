@@ -37,7 +37,7 @@ from graphkit.clinical.values import (
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
-from ingest.nlp.assertion import PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
+from ingest.nlp.assertion import CARE, PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
 from ingest.nlp.findings import find_described_problems
 
 # Every stock ConText rule is a phrase now (assertion.as_phrases): medspaCy still calls its empty token
@@ -719,16 +719,13 @@ _NEOPLASM = "HPO|HP:0002664"
 _ANY_NEOPLASM = frozenset({_NEOPLASM, "DOID|DOID:162"})
 
 
-_CARE_KINDS = ("Medication", "Procedure", "Test")
-
-
 def appositions(text: str, row: list[Mention]) -> list[Mention]:
     """A parenthesis right after care spells it out ("Chemo-IO (nivolumab + platinum doublet) not favored",
     "Molecular testing (EGFR, ALK) was not sent"): the care inside shares what is said of the care before
     it, and a test whose markers inside are all "not tested" was not done. Pure. O(mentions²) per sentence."""
     out = list(row)
     for h, head in enumerate(row):
-        if head.kind not in _CARE_KINDS or not text[head.end:head.end + 3].lstrip().startswith("("):
+        if head.kind not in CARE or not text[head.end:head.end + 3].lstrip().startswith("("):
             continue
         start = text.index("(", head.end)
         close = text.find(")", start)
@@ -739,7 +736,7 @@ def appositions(text: str, row: list[Mention]) -> list[Mention]:
             out[h] = replace(head, assertion="negated", cue="markers not tested")
         elif head.assertion in ("negated", "possible", "planned"):
             for k in inner:
-                if row[k].kind in _CARE_KINDS and row[k].assertion == "present":
+                if row[k].kind in CARE and row[k].assertion == "present":
                     out[k] = replace(row[k], assertion=head.assertion, cue=head.cue)
     return out
 
