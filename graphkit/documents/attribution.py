@@ -82,11 +82,9 @@ def facts_of(text: str) -> frozenset[str]:
 def named_codes(text: str) -> frozenset[str]:
     """The concepts a text names itself, without their ancestors. O(len(text))."""
     from ingest.link.lexicon import load_lexicon
-    from ingest.nlp import extract_mentions
 
     out = {f"{c.system}|{c.code}" for m in load_lexicon().find(text) for c in m.concepts[:3]}
-    out.update(f"{c.system}|{c.code}" for m in extract_mentions(_nlp(), [" ".join(text.split())], [None])[0]
-               for c in m.concepts[:3])
+    out.update(f"{c.system}|{c.code}" for m in _mentions(text) for c in m.concepts[:3])
     return frozenset(out)
 
 
@@ -110,13 +108,19 @@ def _nlp():
 
 
 @lru_cache(maxsize=8192)
+def _mentions(text: str) -> tuple:
+    """What ingestion's extraction finds in a text, read once per text (claims and sentences recur)."""
+    from ingest.nlp import extract_mentions
+
+    return tuple(extract_mentions(_nlp(), [" ".join(text.split())], [None])[0])
+
+
+@lru_cache(maxsize=8192)
 def stated_facts(sentence: str) -> dict[str, set[str]]:
     """fact -> the assertions the sentence makes of it ("letrozole" planned, "ER=positive" present),
     through the same extraction ingestion uses. O(len(sentence))."""
-    from ingest.nlp import extract_mentions
-
     return _statements((m.kind, m.values, tuple(f"{c.system}|{c.code}" for c in m.concepts[:3]), m.assertion, m.detail)
-                       for m in extract_mentions(_nlp(), [" ".join(sentence.split())], [None])[0])
+                       for m in _mentions(sentence))
 
 
 def stored_facts(facts) -> dict[str, set[str]]:

@@ -108,7 +108,8 @@ class CsvSet:
         self.counts: dict[str, int] = {}
         self.seen_concepts: set[str] = set()
         self.seen_is_a: set[tuple[str, str]] = set()
-        self.ids: dict[str, dict[str, int]] = {}  # id space -> string id -> integer id
+        self.ids: dict[str, dict[str, int]] = {}  # id space -> string id -> integer id (one counter for all)
+        self.next_id = 0
         self.ml: dict[str, list[Path]] = {}  # label -> its multiline side files, in order
 
     @property
@@ -119,7 +120,7 @@ class CsvSet:
     def _int(self, space: str, key: str) -> int:
         ids = self.ids.setdefault(space, {})
         if key not in ids:
-            ids[key] = sum(len(x) for x in self.ids.values())  # one counter over all spaces
+            ids[key], self.next_id = self.next_id, self.next_id + 1
         return ids[key]
 
     def _open(self, name: str, path: Path, header: list[str] | None):

@@ -182,7 +182,7 @@ class Lexicon:
                             kind = "Test" if _LAB_VALUE.match(text, end) else "Medication"
                             prio, concepts = bucket.kinds[kind]
                             concepts = tuple(concepts)
-                        found.append(Match(toks[i][0], toks[i + length - 1][1], kind, concepts, prio))
+                        found.append(Match(toks[i][0], end, kind, concepts, prio))
                         break
         return select_longest(found)
 

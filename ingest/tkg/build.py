@@ -56,8 +56,8 @@ def _dates(text: str, around: datetime, day_first: bool):
 
 def own_date(detail: dict, around: datetime) -> datetime | None:
     """The day a mention's own clause dates it to (a course that started, "paclitaxel from 10/22/24", or
-    ended, "TCHP x6 (C6 6/27/24)"), before the sentence's first date: the sentence may date something else. Care of a course a summary dates
-    ("Dates: 5 Feb 2024 -> 14 Mar 2024") is dated by the course's start."""
+    ended, "TCHP x6 (C6 6/27/24)"), before the sentence's first date: the sentence may date something
+    else. Care of a course a summary dates ("Dates: 5 Feb 2024 -> 14 Mar 2024") is dated by its start."""
     day = detail.get("course_start") or detail.get("start") or detail.get("end")
     if not day:
         return None
