@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 
+from ingest.nlp import when
+
 # canonical histology -> (surfaces, parent histology, implied site)
 HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "cancer": (r"cancers?|ca|malignanc(?:y|ies)|malignant neoplasm", None, None),
@@ -257,7 +259,7 @@ def do_code(histology: str, site: str | None, site_text: str | None = None) -> s
 METASTASIS_SITES = {
     "liver": (r"liver|hepatic", "C78.7"), "lung": (r"lungs?|pulmonary", "C78.00"),
     "pleura": (r"pleura|pleural", "C78.2"), "brain": (r"brain|cerebral|intracranial|CNS|leptomeningeal", "C79.31"),
-    "bone": (r"bones?|osseous|bony|skeletal|spine|spinal|vertebral", "C79.51"), "adrenal": (r"adrenal", "C79.70"),
+    "bone": (r"bones?|osseous|bony|skeletal|spine|spinal|vertebral(?:\s+body)?", "C79.51"), "adrenal": (r"adrenal", "C79.70"),
     "peritoneum": (r"peritoneal|peritoneum|omental", "C78.6"),
     "lymph node": (r"(?:lymph\s+)?nodal|lymph\s+nodes?|(?-i:LN)", "C77.9"),
 }
@@ -270,7 +272,7 @@ SECONDARY_NEOPLASM = {  # ICD-10-CM descriptions of the codes above (checked aga
     "C77.9": "Secondary and unspecified malignant neoplasm of lymph node, unspecified",
     "C79.9": "Secondary malignant neoplasm of unspecified site",
 }
-_MET_WORD = r"metastas[ie]s|metastatic\s+(?:disease|deposits?|lesions?)|mets|metastatic\s+foci|implants|carcinomatosis"
+_MET_WORD = r"metastas[ie]s|metastatic\s+(?:disease|deposits?|lesions?)|mets?|metastatic\s+foci|implants|carcinomatosis"
 _MET_SITE_RX = "|".join(f"(?P<m_{k.replace(' ', '_')}>{p})" for k, (p, _) in METASTASIS_SITES.items())
 _METASTASIS = re.compile(
     rf"(?<![A-Za-z])(?:(?:{_MET_SITE_RX})\s+(?:{_MET_WORD})|(?:{_MET_WORD})\s+(?:to|in|involving)\s+(?:the\s+)?"
@@ -309,10 +311,8 @@ _DRUG_DOSE = re.compile(r"^\s*(?P<dose>\d+(?:\.\d+)?\s*(?:mg|mcg|g|units?|mg/m2|
                         r"(?:\s*[x×]\s?\d+(?:\s*(?:cycles?|wks?|weeks?|months?|yrs?|years?))?)?")
 _CYCLES = re.compile(r"^\s*[x×]\s?\d+(?:\s*(?:cycles?|wks?|weeks?|months?|yrs?|years?))?(?![A-Za-z0-9])", re.I)
 _START = re.compile(r"\b(?:since|started(?:\s+on)?|start(?:ed)?\s+date|initiated(?:\s+on)?|began|beginning|from)\s+"
-                    r"(?P<date>(?:\d{1,2}/)?\d{1,2}/\d{2,4}|\d{4}-\d{2}(?:-\d{2})?|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|"
-                    r"Oct|Nov|Dec)[a-z]*\.?\s+\d{4})", re.I)
-_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                      "nov", "dec"), start=1)}
+                    rf"(?P<date>{when.DAY}|(?:\d{{1,2}}/)?\d{{1,2}}/\d{{2,4}}|\d{{4}}-\d{{2}}(?:-\d{{2}})?|{when.MONTH}\s+\d{{4}})",
+                    re.I)
 
 
 def rt_dose(text: str, start: int, end: int) -> tuple[int, dict] | None:
@@ -349,21 +349,13 @@ def start_date(text: str) -> str | None:
     if not m:
         return None
     d = m.group("date")
-    if re.match(r"\d{4}-\d{2}", d):
-        return d
     parts = d.split("/")
-    if len(parts) == 2:
+    if len(parts) == 2 and len(parts[1]) == 2:
         mo, yr = parts
-        if len(yr) == 2 and int(yr) <= 31:
+        if int(yr) <= 31:
             return None  # "since 4/29": a day of a month as likely as a year; no guess
-        yr = yr if len(yr) == 4 else ("19" if int(yr) > 50 else "20") + yr
-        return f"{yr}-{int(mo):02d}"
-    if len(parts) == 3:
-        mo, da, yr = parts
-        yr = yr if len(yr) == 4 else "20" + yr
-        return f"{yr}-{int(mo):02d}-{int(da):02d}"
-    word, year = d.replace(".", "").split()
-    return f"{year}-{_MONTHS[word[:3].lower()]:02d}"
+        return f"{'19' if int(yr) > 50 else '20'}{yr}-{int(mo):02d}"
+    return when.iso(d)
 
 
 # -- procedure and imaging phrases ---------------------------------------------------------------------------------

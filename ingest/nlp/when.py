@@ -18,8 +18,20 @@ import re
 from datetime import date, datetime
 
 _MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_D = (r"(?:\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|\d{1,2}/\d{4}(?![\d/])|\d{4}-\d{2}(?:-\d{2})?(?![\d-])|"
-      r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{4}|(?<![\d/.-])(?:19|20)\d{2}(?![\d/.%-])(?!\s*(?:mg|mcg|g|ml|units?|c?Gy|mm|cm|x)\b))")
+_MON = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+        r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?![a-z])")  # "decreased 2024" is no December
+_ORD = r"(?:st|nd|rd|th)?"
+# one day, in every form a clinician writes it: 5 Feb 2024, 4-Mar-2024, 3rd March, 2025, Feb 5, 2024,
+# 2/5/24, 04.03.2025 (dotted: day first), 2024-02-05. The one reader of dates: sentences, clauses, starts
+_DAY = (rf"(?:(?<![\d.])\d{{1,2}}{_ORD}[\s-]{_MON},?[\s-]\d{{4}}|{_MON}\s+\d{{1,2}}{_ORD},?\s+\d{{4}}|"
+        r"(?<![\d/.])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?![\d.])|"
+        r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-]))")
+_DAY_RX = re.compile(_DAY, re.I)
+DAY, MONTH = _DAY, _MON  # for a reader that puts its own words before a date ("since", "started")
+# any written date: a day, a month (5/2024, 2024-05, May 2024) or a year alone (not a dose, size or count)
+_D = (rf"(?:{_DAY}|(?<![\d/.])\d{{1,2}}/\d{{4}}(?![\d/])|(?<![\d-])\d{{4}}-\d{{2}}(?![\d-])|{_MON}\s+\d{{4}}|"
+      r"(?<![\d/.-])(?:19|20)\d{2}(?![\d/.%-])(?!\s*(?:mg|mcg|g|ml|units?|c?Gy|mm|cm|x)\b))")
+_D_RX = re.compile(_D, re.I)
 # the first date of the clause after the mention, with what stands right before it, and a period's end
 _DATED = re.compile(rf"(?P<lead>\b(?:since|from|started|starting|start|began|begun|initiated|due|next|scheduled|"
                     rf"planned|c1d1|c1|cycle\s*1|on\s+hold\s+since)\s+(?:on\s+|in\s+)?)?(?P<a>{_D})"
@@ -46,19 +58,14 @@ def day_first(texts: list[str]) -> bool:
 
 def period_end(text: str, day_first: bool = False) -> date | None:
     """The last day a written date can mean: 5/2024 → 2024-05-31, 2023 → 2023-12-31, 12/05/23 → that day
-    (5 December with ``day_first``)."""
+    (5 December with ``day_first``), 3 Mar 2025 → that day."""
     t = text.strip().lower().rstrip(".")
+    if _DAY_RX.fullmatch(t):
+        return exact_day(t, day_first)
     try:
-        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", t):
-            mo, da, yr = (int(x) for x in t.split("/"))
-            if day_first:
-                mo, da = da, mo
-            return date(yr + 2000 if yr < 100 else yr, mo, da)
         if re.fullmatch(r"\d{1,2}/\d{4}", t):
             mo, yr = (int(x) for x in t.split("/"))
             return date(yr, mo, calendar.monthrange(yr, mo)[1])
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
-            return date.fromisoformat(t)
         if re.fullmatch(r"\d{4}-\d{2}", t):
             yr, mo = (int(x) for x in t.split("-"))
             return date(yr, mo, calendar.monthrange(yr, mo)[1])
@@ -71,32 +78,63 @@ def period_end(text: str, day_first: bool = False) -> date | None:
         return None  # 2/30/2024, month 13: not a date
 
 
-_MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-# one day, in the forms a treatment summary writes it: 5 Feb 2024, 4-Mar-2024, Feb 5, 2024, 2/5/24, 2024-02-05
-_DAY = (rf"(?:\d{{1,2}}[\s-]{_MON}[\s-]\d{{4}}|{_MON}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}/\d{{1,2}}/(?:\d{{4}}|\d{{2}})(?![\d/])|"
-        r"\d{4}-\d{2}-\d{2})")
-_DAY_RX = re.compile(_DAY, re.I)
+def exact_day(text: str, day_first: bool = False) -> date | None:
+    """The day a fully written date means ("5 Feb 2024", "Feb 5, 2024", "4-Mar-2024", "3rd March 2025",
+    "2/5/24" month first unless ``day_first``, "04.03.2025" always day first, "2024-02-05"); None when it
+    names no day."""
+    t = text.strip().lower().rstrip(".")
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+            return date.fromisoformat(t)
+        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", t):
+            mo, da, yr = (int(x) for x in t.split("/"))
+            if day_first:
+                mo, da = da, mo
+            return date(yr + 2000 if yr < 100 else yr, mo, da)
+        if re.fullmatch(r"\d{1,2}\.\d{1,2}\.\d{4}", t):
+            da, mo, yr = (int(x) for x in t.split("."))
+            return date(yr, mo, da)
+        parts = re.sub(r"[,.-]", " ", t).split()
+        if len(parts) != 3:
+            return None
+        day, month, year = (parts[0], parts[1], parts[2]) if parts[1][:3] in _MONTH_NAMES else (parts[1], parts[0], parts[2])
+        return date(int(year), _MONTH_NAMES.index(month[:3]) + 1, int(re.sub(r"\D", "", day)))
+    except ValueError:
+        return None  # 2/30/2024, month 13: not a date
+
+
+def days(text: str, day_first: bool = False):
+    """Every day fully written in ``text`` (:data:`_DAY`'s forms), in order. O(len(text))."""
+    for m in _DAY_RX.finditer(text):
+        d = exact_day(m.group(), day_first)
+        if d is not None:
+            yield d
+
+
+def periods(text: str, day_first: bool = False):
+    """(first day, last day) of every date written in ``text``: a day is itself, "5/2024" its month,
+    "2023" its year. O(len(text))."""
+    for m in _D_RX.finditer(text):
+        a, b = period_start(m.group(), day_first), period_end(m.group(), day_first)
+        if a is not None and b is not None:
+            yield a, b
+
+
+def iso(text: str, day_first: bool = False) -> str | None:
+    """A written date as ISO at the precision written: "7 Feb 2025" → "2025-02-07", "3/2023" or "Mar 2023"
+    → "2023-03"; None for a year alone or no date."""
+    d = exact_day(text, day_first) if _DAY_RX.fullmatch(text.strip().rstrip(".")) else None
+    if d is not None:
+        return d.isoformat()
+    end = period_end(text, day_first)
+    return end.isoformat()[:7] if end is not None and not re.fullmatch(r"\s*\d{4}\s*", text) else None
+
+
 # "Dates: 5 Feb 2024 -> 14 Mar 2024", "Start 2024-04-15   End 2024-05-08": the course a summary reports
 _COURSE = re.compile(rf"\b(?:(?:treatment\s+)?dates?|course|treatment\s+period)\s*:\s*(?P<a>{_DAY})\s*"
                      rf"(?:->|→|-|–|to|through|thru|until)\s*(?P<b>{_DAY})|"
                      rf"\bstart(?:ed)?\s*:?\s*(?P<a2>{_DAY})[^\n]{{0,30}}?\b(?:end(?:ed)?|completed|finished)\s*:?\s*"
                      rf"(?P<b2>{_DAY})", re.I)
-
-
-def exact_day(text: str, day_first: bool = False) -> date | None:
-    """The day a fully written date means ("5 Feb 2024", "Feb 5, 2024", "4-Mar-2024"; numeric forms are
-    :func:`period_end`'s)."""
-    t = text.strip().lower()
-    if re.fullmatch(r"[\d/-]+", t):
-        return period_end(t, day_first)
-    parts = re.sub(r"[,.-]", " ", t).split()
-    if len(parts) != 3:
-        return None
-    day, month, year = (parts[0], parts[1], parts[2]) if parts[1][:3] in _MONTH_NAMES else (parts[1], parts[0], parts[2])
-    try:
-        return date(int(year), _MONTH_NAMES.index(month[:3]) + 1, int(day))
-    except ValueError:
-        return None
 
 
 def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date] | None:
@@ -159,6 +197,15 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
     return over if over is not None and over < day else None
 
 
+def clause_period(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
+    """The first day of a period ("CRT 1/29/24 - 3/6/24") written first in the clause right after a mention
+    ending at ``end``: the course began then. None for a single date or none. O(WINDOW)."""
+    if note_day is None:
+        return None
+    _, _, m = _clause_dates(text, end, note_day)
+    return period_start(m.group("a"), day_first) if m is not None and m.group("b") and not m.group("lead") else None
+
+
 def dated(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
     """The last day of the first date written in the clause right after a mention ending at ``end``
     ("colon ca 2010", "IDC stage I (2016)"), unless it is a start, due or planned date. O(WINDOW)."""
@@ -173,10 +220,10 @@ def period_start(text: str, day_first: bool = False) -> date | None:
     end = period_end(text, day_first)
     if end is None:
         return None
-    t = text.strip().lower()
+    t = text.strip().lower().rstrip(".")
     if re.fullmatch(r"\d{4}", t):
         return date(end.year, 1, 1)
-    if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}", t):
+    if _DAY_RX.fullmatch(t):
         return end
     return date(end.year, end.month, 1)
 

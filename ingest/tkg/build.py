@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -17,12 +16,9 @@ from graphkit.clinical.values import observation_values
 from ingest.link.sources import Concept
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
-from ingest.nlp.when import dated, day_first, period_end
+from ingest.nlp.when import dated, day_first, days
 from ingest.text import NormalizedText, Section, Sentence
 from ingest.text.chunks import chunk_sections, leaf_chunks
-
-_DATE = re.compile(r"\b(?P<iso>(?:19|20|21)\d\d-[01]\d-[0-3]\d)\b|(?<![\d/])(?P<us>\d{1,2}/\d{1,2}/(?:(?:19|20|21)\d\d|\d\d))(?![\d/])")
-
 
 def sentence_date(text: str, around: datetime, day_first: bool = False) -> datetime | None:
     """The explicit date of the sentence, when it writes one plausible date (within 30 years before to
@@ -48,9 +44,8 @@ def _plausible(d: datetime, around: datetime) -> bool:
 
 
 def _dates(text: str, around: datetime, day_first: bool):
-    for m in _DATE.finditer(text):
-        day = period_end(m.group("iso") or m.group("us"), day_first)  # "10/1/24", "29/08/2024": one reader
-        if day is not None and _plausible(d := datetime(day.year, day.month, day.day), around):
+    for day in days(text, day_first):  # "10/1/24", "29/08/2024", "3 Mar 2025": one reader
+        if _plausible(d := datetime(day.year, day.month, day.day), around):
             yield d
 
 
