@@ -443,3 +443,52 @@ def test_spelled_out_care_shares_its_head_s_fate_and_marker_details_in_parenthes
             if v] == ["ALK=negative", "KRAS=wild-type"]
     assert [v for *_, v in _one(nlp, "ROS1, BRAF and KRAS alterations not detected.") if v] == [
         "ROS1=negative", "BRAF=wild-type", "KRAS=wild-type"]
+
+
+def test_a_day_written_with_its_month_name_dates_the_care_on_that_day(nlp):
+    from datetime import date, datetime
+
+    from ingest.nlp import when
+    from ingest.nlp.oncology import start_date
+    from ingest.tkg.build import own_date, sentence_date
+
+    # one reader for every written form; "3 Mar 2025" is a day, not the month of March
+    assert {when.exact_day(t) for t in ("3 Mar 2025", "03-Mar-2025", "Mar 3, 2025", "3rd March 2025", "03.03.2025",
+                                        "3/3/25", "2025-03-03")} == {date(2025, 3, 3)}
+    assert when.period_end("Mar 2025") == date(2025, 3, 31)
+    assert list(when.periods("CEA decreased 2024")) == [(date(2024, 1, 1), date(2024, 12, 31))]  # a year, no December
+    assert start_date(" started 7 Feb 2025.") == "2025-02-07" and start_date(" since Mar 2023") == "2023-03"
+    sent = "SURGICAL PATHOLOGY - Laparoscopic sigmoid colectomy (3 Mar 2025)"
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 3, 31))
+    [op] = [m for m in row if m.kind == "Procedure"]
+    assert op.assertion == "historical" and own_date(op.detail, datetime(2025, 3, 31)) == datetime(2025, 3, 3)
+    assert sentence_date("Started tamoxifen 20 mg daily on 26 May 2025.", datetime(2025, 5, 31)) == datetime(2025, 5, 26)
+    sent = "Tx: CRT 1/29/24 - 3/6/24 (50.4 Gy + cape)."  # a period dates its course by its start
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2024, 6, 24))
+    assert [own_date(m.detail, datetime(2024, 6, 24)) for m in row if m.text == "CRT"] == [datetime(2024, 1, 29)]
+
+
+def test_results_analytes_places_and_schedules_are_read_for_what_they_are(nlp):
+    got = _one(nlp, "Blood cultures x2 no growth at 5 d, UA negative, CXR without infiltrate.")
+    assert {t: a for t, k, a, _ in got if k == "Test"} == {"Blood cultures": "present", "UA": "present",
+                                                           "CXR": "present"}  # each test's own result
+    got = _one(nlp, "LABS: TSH 12.4 (H), free T4 0.6 (L).")
+    assert {t: a for t, k, a, _ in got if k == "Test"} == {"LABS": "present", "TSH": "present", "free T4": "present"}
+    got = _one(nlp, "Specimen sent for frozen section: squamous cell carcinoma, bronchial margin free.")
+    assert [a for _, k, a, _ in got if k == "Cancer"] == ["present"]  # the margin is free, not the tumour
+    assert [k for _, k, _, _ in _one(nlp, "chemo day unit list: no Kadcyla booking found.")] == ["Medication"]
+    assert [a for _, k, a, _ in _one(nlp, "3-month CT chest not attended.") if k == "Test"] == ["negated"]
+    assert [a for _, k, a, _ in _one(nlp, "Repeat colonoscopy in 1 year.") if k == "Test"] == ["planned"]
+    got = _one(nlp, "C2 AC + pembrolizumab postponed 1 wk, now 6/17/24.")
+    assert {a for _, k, a, _ in got if k == "Medication"} == {"planned"}  # put off to a new day, still to come
+    got = _one(nlp, "Continue zoledronic acid, but next dose deferred until dental evaluation.")
+    assert [a for _, k, a, _ in got if k == "Medication"] == ["present"]
+    assert [a for _, k, a, _ in _one(nlp, "SD on 1L letrozole.", "Assessment and Plan") if k == "Medication"] == [
+        "present"]
+    assert [k for _, k, _, _ in _one(nlp, "Attending: thoracic surgery (K. Amari).")] == []
+    assert [a for _, k, a, _ in _one(nlp, "Liver resection not feasible.") if k == "Procedure"] == ["negated"]
+    got = _one(nlp, "Stage IVB with a T7 vertebral body met and a 9 mm brain met. Pt met with the liver surgeon.")
+    assert [t for t, k, _, _ in got if k == "Problem"] == ["vertebral body met", "brain met"]
+    got = _one(nlp, "Cannot exclude metastasis vs cyst; no perforation or free air.")
+    assert {t: a for t, k, a, _ in got if k == "Problem"} == {"metastasis": "possible", "cyst": "possible",
+                                                              "perforation": "negated", "free air": "negated"}

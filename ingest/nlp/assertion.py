@@ -45,6 +45,14 @@ def default_context_rules(context):
 
     rules = [r for r in ConTextRule.from_json(context.DEFAULT_RULES_FILEPATH) if r.literal not in (": no", ": none")]
     rules = [x for r in rules for x in as_phrases(r, context.nlp)]
+    for r in rules:
+        if r.literal == "free" and r.direction == "BACKWARD":
+            r.max_scope = 3  # "bronchial margin free": the margin is free, not the carcinoma before it
+    # "free T4", "free PSA", "free light chains": an analyte's name, no negation ("TSH 12.4, free T4 0.6")
+    rules.append(ConTextRule("free <analyte>", "PSEUDO", direction="PSEUDO", pattern=[
+        {"LOWER": "free"}, {"IS_PUNCT": False, "IS_SPACE": False,
+                            "LOWER": {"NOT_IN": ["of", "from", "margin", "margins", "and", "or", "at", "in", "with",
+                                                 "since", "for", "x", "by", "on", "to", "survival", "interval"]}}]))
     # forward as far as a list of findings goes ("ROS: no fever, chills, or night sweats")
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10) for c in (": no", ": none")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=10)
@@ -172,6 +180,23 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=16, allowed_types=set(CARE))
               for c in ("postponed", "was postponed", "were postponed", "postponing", "rescheduled",
                         "was rescheduled", "put off")]
+    # "C2 AC postponed 1 wk, now 6/17/24", "surgery rescheduled to 7/2": put off to a new day, still to come
+    rules += [ConTextRule("postponed <when>", "PLANNED", direction="BIDIRECTIONAL", max_scope=16,
+                          allowed_types=set(CARE), pattern=[
+                              {"LOWER": {"IN": ["postponed", "rescheduled", "delayed", "deferred", "pushed"]}},
+                              {"LOWER": {"IN": ["to", "until", "till", "for", "by", "back", "out"]}, "OP": "?"},
+                              {"LOWER": {"IN": ["by", "to", "until", "for"]}, "OP": "?"},
+                              {"LIKE_NUM": True}])]
+    # "3-month CT chest not attended", "did not attend her MRI": the appointment, not the care, happened
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6, allowed_types=set(CARE))
+              for c in ("not attended", "was not attended", "were not attended", "did not attend", "didn't attend",
+                        "failed to attend", "did not show", "didn't show", "was missed", "were missed")]
+    # "CT chest in 3 months", "CEA every 3 months": a schedule, still to come
+    rules += [ConTextRule("in|every <n> <unit>", "PLANNED", direction="BACKWARD", max_scope=6,
+                          allowed_types=set(CARE), pattern=[
+                              {"LOWER": {"IN": ["in", "every", "q"]}}, {"LIKE_NUM": True},
+                              {"LOWER": {"IN": ["month", "months", "mo", "mos", "week", "weeks", "wk", "wks", "year",
+                                                "years", "yr", "yrs"]}}])]
     # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
               for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for")]
@@ -244,6 +269,8 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
                         "were declined", "was deferred", "not an option", "not a candidate",
+                        # "liver resection not feasible": judged impossible, not done
+                        "not feasible", "not technically feasible", "was not feasible", "is not feasible", "infeasible",
                         # "T-DM1 was discussed but never ordered": care named, then said not to have happened
                         "was not started", "were not started", "was never", "were never",
                         # "Adjuvant chemotherapy has NOT yet been given"
@@ -263,6 +290,11 @@ def context_rules():
               for c in ("not excluded", "not been excluded", "cannot be excluded", "can't be excluded",
                         "not ruled out", "not been ruled out", "cannot be ruled out", "not confirmed",
                         "not yet confirmed", "not been confirmed", "unconfirmed")]
+    # "cannot exclude metastasis vs cyst": a possibility kept open, not an exclusion
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
+              for c in ("cannot exclude", "can not exclude", "can't exclude", "could not exclude", "unable to exclude",
+                        "cannot rule out", "can not rule out", "can't rule out", "could not rule out",
+                        "unable to rule out", "not able to exclude")]
     # a biopsy "nondiagnostic for malignancy" neither shows nor excludes it
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4)
               for c in ("nondiagnostic for", "non-diagnostic for", "non diagnostic for", "not diagnostic of",
@@ -449,7 +481,10 @@ def context_rules():
                         "first dose was taken", "1st dose taken", "1st dose given")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
-                        "currently on", "currently taking", "tolerating", "maintained on", "maintenance")]
+                        "currently on", "currently taking", "tolerating", "maintained on", "maintenance",
+                        # "SD on 1L letrozole + palbociclib", "continued PR on chemo-IO": the response to care given now
+                        "sd on", "pr on", "cr on", "stable on", "stable disease on", "partial response on",
+                        "responding on", "responding to", "response on", "ned on", "doing well on", "while on")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6)
               for c in ("is recommended", "was recommended", "are recommended",
                         "to follow", "is pending", "pending", "to be arranged")]
@@ -486,7 +521,18 @@ def context_rules():
 def same_clause(target, modifier, span_between) -> bool:
     """A cue written after care reaches back only within its clause: "core bx LLL; EBUS not needed"
     does not negate the biopsy. (Forward cues go on across semicolons: "Options: (1) ...; (2) ...".)"""
-    return span_between is None or ";" not in span_between.text
+    if span_between is None:
+        return True
+    # medspaCy's span between a target and a cue after it runs to the cue's end: the cue is not between
+    between = span_between.doc[span_between.start:modifier.start] if span_between.start <= modifier.start < \
+        span_between.end else span_between
+    return not (";" in span_between.text or _BUT_NEW_SUBJECT.search(between.text))
+
+
+# "continue zoledronic acid, but next dose deferred": after "but", a new subject takes the cue; "T-DM1
+# discussed but (it was) never ordered" keeps it
+_BUT_NEW_SUBJECT = re.compile(r"\bbut\s+(?!(?:(?:it|this|that|they|these|she|he|was|were|is|are|has|have|had|been|then|"
+                              r"later|subsequently|ultimately|eventually|not|never|so\s+far|yet)\b\s*)*$)\S", re.I)
 
 
 CARE = frozenset({"Medication", "Procedure", "Test"})
@@ -550,7 +596,7 @@ def no_arrow(target, modifier, span_between) -> bool:
 
 
 # "pt declined, preferring upfront surgery": what is chosen instead is not what was declined
-_CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|opting|opted|chose|choosing|instead)\b", re.I)
+_CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|opting|opted|chose|choosing|instead|in\s+favou?r\s+of)\b", re.I)
 
 
 def _both(a, b):
@@ -659,7 +705,14 @@ def _only_result_cues(ent, mods) -> bool:
 
     negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text if reads_as_result(m) else "<before>"
                  for m in mods if m.category == "NEGATED_EXISTENCE"]
+    if ent.label_ == "Test" and _RESULT_AFTER.match(ent.doc.text[ent.end_char:]):
+        return True  # "UA negative, CXR without infiltrate": its own result, whatever the clause before denies
     return bool(negations) and all(_RESULT_CUES.match(n) for n in negations)
+
+
+# a result written right after a test's name ("UA negative", "CXR without infiltrate", "CT: no mass")
+_RESULT_AFTER = re.compile(r"\s*:?\s*(?:(?:was|were|is|came\s+back)\s+)?(?:negative|normal|unremarkable|without|no)\b",
+                           re.I)
 
 
 _LABEL_NEGATED = re.compile(r"^\W*(?:none|no\b|not\b|never\b|n/a\b|declined|refused|deferred|held\b|omitted|"

@@ -177,7 +177,7 @@ class Found:
 
 
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
-_MAY_METASTASIS = re.compile(r"metasta|mets\b|carcinomatosis", re.I)
+_MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis", re.I)
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
                     r"has not|have not|did not|didn't", re.I)
@@ -190,19 +190,28 @@ _ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
 _SERVICE_BEFORE = re.compile(r"\b(?:thoracic|breast|colorectal|general|surgical|plastic|vascular|cardiac|"
                              r"cardiothoracic|hepatobiliary|HPB|neuro|orthopedic|ortho|GI|oncologic|transplant|ENT)\s+$",
                              re.I)
-_SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted)\s+\S+\s+$",
-                           re.I)
-_SERVICE_AFTER = re.compile(r"^\s*(?::|(?:consult|consultation|clinic|note|f/u|follow-up|team|appt|appointment|visit|"
-                            r"service|input|eval|evaluation|opinion|referral|to see)\b)", re.I)
+_SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted|"
+                           r"service\s*:|attending\s*:?|from)\s+\S+\s+$", re.I)
+_SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|consultation|clinic|note|f/u|follow-up|"
+                            r"team|appt|appointment|visit|service|input|eval|evaluation|opinion|referral|to see|will|"
+                            r"feels?|felt|recommends?|recommended|agrees?|agreed|thinks|reviewed|to review)\b)", re.I)
 
 
 _ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
 
 
+# "chemo day unit list", "infusion suite", "chemotherapy education": a place or a service named by its care
+_CARE_PLACE_AFTER = re.compile(r"\s*(?:day\s+)?(?:unit|suite|ward|bay|chairs?|nurses?|nursing|education|teach(?:ing)?|"
+                               r"scheduler|scheduling|coordinator|pharmacy|department|dept)\b", re.I)
+_CARE_WORDS = {"chemo", "chemotherapy", "infusion", "radiation", "radiotherapy", "rt", "systemic therapy"}
+
+
 def service(text: str, m) -> bool:
-    """"seen by thoracic surgery", "breast surgery consult", "checked with radiation oncology": a
-    department, not an operation or a course of radiotherapy."""
+    """"seen by thoracic surgery", "breast surgery consult", "checked with radiation oncology", "chemo
+    day unit": a department or a place, not an operation or a course of treatment."""
     if text[m.start:m.end].lower() in ("radiation", "rad") and _ONCOLOGY_AFTER.match(text, m.end):
+        return True
+    if text[m.start:m.end].lower() in _CARE_WORDS and _CARE_PLACE_AFTER.match(text, m.end):
         return True
     if text[m.start:m.end].lower() not in ("surgery", "surgeon", "surgeons"):
         return False
@@ -669,8 +678,10 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
         if later:
             return replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")
         if over:
+            began = when.clause_period(text, m.end, note_day, day_first)  # "CRT 1/29/24 - 3/6/24": from its start
             return replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
-                           detail={**m.detail, "end": over.isoformat()})
+                           detail={**m.detail, "end": over.isoformat(),
+                                   **({"start": began.isoformat()} if began and not m.detail.get("start") else {})})
     return m
 
 
