@@ -87,3 +87,15 @@ def test_summary_keeps_only_citations_that_support_their_claim(store, two_visits
     assert marker.sentences and "ER 90%" in marker.sentences[0][1]
     assert not supports("ER is positive", "Exam: incision healing well, no erythema.", 0.3).supported
     assert not supports("letrozole (completed)", "Plan: start letrozole 2.5 mg daily after radiotherapy.", 0.6).supported
+
+
+def test_a_sentence_that_dates_the_event_otherwise_does_not_support_the_claim():
+    from graphkit.documents.attribution import dated_otherwise
+
+    said = "Started tamoxifen 20 mg daily on 26 May 2025 (perimenopausal)."
+    assert dated_otherwise("tamoxifen 20 mg daily (started) from 2025-05-31", said)
+    assert not dated_otherwise("tamoxifen 20 mg daily (started) from 2025-05-26", said)
+    assert not dated_otherwise("tamoxifen (started) from 2025-05-31", "Started tamoxifen.")  # no date of its own
+    # a course's later date may be its end; a point in time has one date
+    assert not dated_otherwise("RT (completed) from 2025-05-05", "Completed chest wall RT 16 May 2025.")
+    assert dated_otherwise("IDC was first recorded on 2025-01-06", "Core biopsy (14-Jan-2025): IDC, grade 2.")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 from functools import lru_cache
 
 import numpy as np
@@ -23,7 +24,9 @@ DEFAULT_THRESHOLD = 0.15  # chosen on the labelled claims' dev half (bench/docum
 DEFAULT_STRONG = 0.75
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(mg|mcg|g|ml|mmhg|%|gy|cm|mm|kg|lb|lbs|cycles?|fx|"
                      r"fractions?|weeks?|wks?|months?|mos?|years?|yrs?|days?)?(?![A-Za-z0-9])", re.I)
-_DATE = re.compile(r"\b(?:\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{4})\b")
+# the date a generated claim gives its fact ("from 2025-03-03", "first recorded on ...", "as of ...")
+_CLAIM_DATE = re.compile(r"\b(?:from|on|as of)\s+(\d{4}-\d{2}-\d{2})\b")
+DATE_SLACK_DAYS = 2  # a day either side: an event dated by its admission or report, not a different event
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ def facts_of(text: str) -> frozenset[str]:
     numbers with units, dates. O(len(text))."""
     from ingest.link.hierarchy import ancestors
     from ingest.link.lexicon import load_lexicon
+    from ingest.nlp import when
 
     out: set[str] = set()
     for m in load_lexicon().find(text):
@@ -74,7 +78,7 @@ def facts_of(text: str) -> frozenset[str]:
     out.update(f"stage|{s.value}" for s in find_stages(text) if s.value != "invalid")
     out.update(f"stage|{g}" for g in stated_stage_groups(text))
     out.update(f"n|{float(n):g}{(u or '').lower().rstrip('s')}" for n, u in _NUMBER.findall(text) if u)
-    out.update(f"d|{d}" for d in _DATE.findall(text))
+    out.update(f"d|{d.isoformat()}" for d in when.days(text, when.day_first([text])))
     return frozenset(out)
 
 
@@ -204,10 +208,34 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
         shared = ()  # a pathological stage is not supported by a clinical one
     if shared and _only_as_time_point(head, source):
         shared = ()  # "skin healed after RT", "post-chemo": the care names a time, the sentence does not state it
+    # "tamoxifen (started) from 2025-05-31" is not what "Started tamoxifen on 26 May 2025" says, however close
+    contradicted = contradicted or dated_otherwise(claim, source)
     specific = any(_specific(f) for f in shared)
     ok = not contradicted and (
         cosine >= strong or (specific and cosine >= floor) or (bool(shared) and cosine >= threshold))
     return Support(ok, round(float(cosine), 4), shared)
+
+
+def dated_otherwise(claim: str, source: str) -> bool:
+    """Does the sentence date the claim's event otherwise (labelling rule 4: a sentence giving a clearly
+    different date for the event does not support the claim)? Only when the sentence writes dates and
+    none falls on the claim's day (or holds it, for a month or year written): then an earlier date
+    contradicts any claim, and a later one a claim of a point in time ("first recorded on", "as of",
+    "(started) from"), not a course's "from" (a later date may be its end: "Completed RT 16 May" for
+    "RT (completed) from 5 May"). A sentence with no date of its own says nothing against it.
+    O(len(source))."""
+    from ingest.nlp import when
+
+    m = _CLAIM_DATE.search(claim)
+    if not m:
+        return False
+    day = date.fromisoformat(m.group(1))
+    slack = timedelta(days=DATE_SLACK_DAYS)
+    spans = list(when.periods(source, when.day_first([source])))
+    if not spans or any(a - slack <= day <= b + slack for a, b in spans):
+        return False
+    point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim)
+    return point or any(b + slack < day for _, b in spans)
 
 
 _TIME_POINT = r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after)\s*(?:the\s+|her\s+|his\s+)?"
