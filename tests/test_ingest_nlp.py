@@ -466,6 +466,7 @@ def test_a_day_written_with_its_month_name_dates_the_care_on_that_day(nlp):
     sent = "Tx: CRT 1/29/24 - 3/6/24 (50.4 Gy + cape)."  # a period dates its course by its start
     [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2024, 6, 24))
     assert [own_date(m.detail, datetime(2024, 6, 24)) for m in row if m.text == "CRT"] == [datetime(2024, 1, 29)]
+    assert list(when.days("CRT 28 Dec - 9 Jan 2025")) == [date(2024, 12, 28), date(2025, 1, 9)]  # the range's year
 
 
 def test_results_analytes_places_and_schedules_are_read_for_what_they_are(nlp):

@@ -49,6 +49,24 @@ KINDS = ("Procedure", "Medication")
 _NUMERIC_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
 
 
+# "3 Mar - 9 Apr 2025", "Mar 3 - Apr 9, 2025", "24 Jun to 1 Aug 2024": a range's first day takes its year from
+# the second (the year before when its month comes later)
+_YEARLESS_RANGE = re.compile(
+    rf"(?<![\d.])(?P<a>\d{{1,2}}{_ORD}[\s-](?P<am>{_MON})|(?P<am2>{_MON})\s+\d{{1,2}}{_ORD})(?![\s,-]*\d{{4}})"
+    rf"(?P<sep>\s*(?:-|–|to|through|thru|until)\s*)(?P<b>(?:\d{{1,2}}{_ORD}[\s-](?P<bm>{_MON})|(?P<bm2>{_MON})\s+\d{{1,2}}{_ORD}),?"
+    rf"[\s-](?P<y>\d{{4}}))", re.I)
+
+
+def _with_range_years(text: str) -> str:
+    """``text`` with the year written into a range's year-less first day. O(len(text))."""
+    def fill(m: re.Match) -> str:
+        a_month = _MONTH_NAMES.index((m.group("am") or m.group("am2"))[:3].lower())
+        b_month = _MONTH_NAMES.index((m.group("bm") or m.group("bm2"))[:3].lower())
+        year = int(m.group("y")) - (1 if a_month > b_month else 0)
+        return f"{m.group('a')} {year}{m.group('sep')}{m.group('b')}"
+    return _YEARLESS_RANGE.sub(fill, text) if "-" in text or "to" in text or "–" in text or "th" in text else text
+
+
 def day_first(texts: list[str]) -> bool:
     """Does a note write its dates day first ("29/08/2024")? True when some numeric date can only be
     read day-first and none only month-first: the note's own convention, not a guess per date. O(text)."""
@@ -105,7 +123,7 @@ def exact_day(text: str, day_first: bool = False) -> date | None:
 
 def days(text: str, day_first: bool = False):
     """Every day fully written in ``text`` (:data:`_DAY`'s forms), in order. O(len(text))."""
-    for m in _DAY_RX.finditer(text):
+    for m in _DAY_RX.finditer(_with_range_years(text)):
         d = exact_day(m.group(), day_first)
         if d is not None:
             yield d
@@ -114,7 +132,7 @@ def days(text: str, day_first: bool = False):
 def periods(text: str, day_first: bool = False):
     """(first day, last day) of every date written in ``text``: a day is itself, "5/2024" its month,
     "2023" its year. O(len(text))."""
-    for m in _D_RX.finditer(text):
+    for m in _D_RX.finditer(_with_range_years(text)):
         a, b = period_start(m.group(), day_first), period_end(m.group(), day_first)
         if a is not None and b is not None:
             yield a, b
@@ -174,7 +192,7 @@ def _clause_dates(text: str, end: int, note_day: date | datetime):
     day = note_day.date() if isinstance(note_day, datetime) else note_day
     after = text[end:end + WINDOW]
     stop = _CLAUSE_END.search(after)
-    after = after[:stop.start()] if stop else after
+    after = _with_range_years(after[:stop.start()] if stop else after)
     return day, _UNTIL.search(after), _DATED.search(after)
 
 
