@@ -467,6 +467,9 @@ def test_a_day_written_with_its_month_name_dates_the_care_on_that_day(nlp):
     [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2024, 6, 24))
     assert [own_date(m.detail, datetime(2024, 6, 24)) for m in row if m.text == "CRT"] == [datetime(2024, 1, 29)]
     assert list(when.days("CRT 28 Dec - 9 Jan 2025")) == [date(2024, 12, 28), date(2025, 1, 9)]  # the range's year
+    sent = "Hx: completed 6 cycles TCHP (C1 1 Jul 2024, C6 14/10/2024)."  # history by its cue, dated by its first cycle
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 3, 1))
+    assert [own_date(m.detail, datetime(2025, 3, 1)) for m in row if m.text == "TCHP"] == [datetime(2024, 7, 1)]
 
 
 def test_results_analytes_places_and_schedules_are_read_for_what_they_are(nlp):

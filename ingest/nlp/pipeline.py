@@ -682,6 +682,14 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
             return replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
                            detail={**m.detail, "end": over.isoformat(),
                                    **({"start": began.isoformat()} if began and not m.detail.get("start") else {})})
+    if m.kind in when.KINDS and m.assertion == "historical" and not (m.detail.get("start") or m.detail.get("end")):
+        # "completed 6 cycles TCHP (C1 1 Jul 2024, C6 14/10/2024)": history by its cue, dated by its clause
+        over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure", day_first=day_first)
+        began = when.clause_period(text, m.end, note_day, day_first)
+        if began and (over is None or began <= over):
+            return replace(m, detail={**m.detail, "start": began.isoformat(), **({"end": over.isoformat()} if over else {})})
+        if over:
+            return replace(m, detail={**m.detail, "end": over.isoformat()})
     return m
 
 

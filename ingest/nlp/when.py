@@ -216,12 +216,18 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
 
 
 def clause_period(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
-    """The first day of a period ("CRT 1/29/24 - 3/6/24") written first in the clause right after a mention
-    ending at ``end``: the course began then. None for a single date or none. O(WINDOW)."""
+    """The first day of a period ("CRT 1/29/24 - 3/6/24") or the start ("C1 1 Jul 2024", "from 3/2024") written
+    first in the clause right after a mention ending at ``end``: the course began then. None for a single
+    date or none. O(WINDOW)."""
     if note_day is None:
         return None
     _, _, m = _clause_dates(text, end, note_day)
-    return period_start(m.group("a"), day_first) if m is not None and m.group("b") and not m.group("lead") else None
+    if m is None:
+        return None
+    lead = (m.group("lead") or "").strip().lower()
+    if lead.startswith(("c1", "cycle", "since", "from", "start", "began", "begun", "initiated")):
+        return period_start(m.group("a"), day_first)  # "TCHP (C1 1 Jul 2024, C6 14/10/2024)": its first cycle
+    return period_start(m.group("a"), day_first) if m.group("b") and not lead else None
 
 
 def dated(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
