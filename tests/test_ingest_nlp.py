@@ -496,3 +496,7 @@ def test_results_analytes_places_and_schedules_are_read_for_what_they_are(nlp):
     got = _one(nlp, "Cannot exclude metastasis vs cyst; no perforation or free air.")
     assert {t: a for t, k, a, _ in got if k == "Problem"} == {"metastasis": "possible", "cyst": "possible",
                                                               "perforation": "negated", "free air": "negated"}
+    got = _one(nlp, "Then restage, discuss durvalumab consolidation; revisit endocrine therapy in 2 wks.")
+    assert {t: a for t, k, a, _ in got if k in ("Medication", "Procedure")} == {"durvalumab": "possible",
+                                                                               "endocrine therapy": "possible"}
+    assert [a for t, k, a, _ in _one(nlp, "Oncotype DX to guide chemo decision.") if t == "chemo"] == ["possible"]

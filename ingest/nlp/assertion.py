@@ -347,7 +347,13 @@ def context_rules():
               for c in ("if", "discussed", "considered", "was considered", "were considered", "was discussed",
                         "were discussed", "as alternative", "as an alternative",
                         # "Germline genetic testing offered; he declined for now", "OFS offered"
-                        "offered", "re-offered", "reoffered")]
+                        "offered", "re-offered", "reoffered",
+                        # "discuss durvalumab consolidation", "revisit endocrine therapy in 2 wks": still to be weighed
+                        "discuss", "to discuss", "will discuss", "re-discuss", "rediscuss", "revisit", "will revisit",
+                        "to revisit", "discussion of", "decision on", "decision about", "decision regarding")]
+    # "for adjuvant chemotherapy discussion", "to guide chemo decision": the care is the topic of a talk
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
+              for c in ("discussion", "decision", "decision-making")]
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
               for c in ("if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
