@@ -26,7 +26,7 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(mg|mcg|g|ml|mmhg|%|gy
                      r"fractions?|weeks?|wks?|months?|mos?|years?|yrs?|days?)?(?![A-Za-z0-9])", re.I)
 # the date a generated claim gives its fact ("from 2025-03-03", "first recorded on ...", "as of ...")
 _CLAIM_DATE = re.compile(r"\b(?:from|on|as of)\s+(\d{4}-\d{2}-\d{2})\b")
-DATE_SLACK_DAYS = 2  # a day either side: an event dated by its admission or report, not a different event
+DATE_SLACK_DAYS = 2  # days either side: an event dated by its admission or report, not a different event
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ _SERVICE_BEFORE = re.compile(r"\b(?:thoracic|breast|colorectal|general|surgical|
                              r"cardiothoracic|hepatobiliary|HPB|neuro|orthopedic|ortho|GI|oncologic|transplant|ENT)\s+$",
                              re.I)
 _SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted|"
-                           r"service\s*:|attending\s*:?|from)\s+\S+\s+$", re.I)
+                           r"service\s*:|attending\s*:)\s+\S+\s+$", re.I)
 _SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|consultation|clinic|note|f/u|follow-up|"
                             r"team|appt|appointment|visit|service|input|eval|evaluation|opinion|referral|to see|will|"
                             r"feels?|felt|recommends?|recommended|agrees?|agreed|thinks|reviewed|to review)\b)", re.I)
@@ -678,19 +678,24 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
         if later:
             return replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")
         if over:
-            began = when.clause_period(text, m.end, note_day, day_first)  # "CRT 1/29/24 - 3/6/24": from its start
             return replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
-                           detail={**m.detail, "end": over.isoformat(),
-                                   **({"start": began.isoformat()} if began and not m.detail.get("start") else {})})
+                           detail={**m.detail, **_course_dates(text, m, note_day, over, day_first)})
     if m.kind in when.KINDS and m.assertion == "historical" and not (m.detail.get("start") or m.detail.get("end")):
         # "completed 6 cycles TCHP (C1 1 Jul 2024, C6 14/10/2024)": history by its cue, dated by its clause
         over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure", day_first=day_first)
-        began = when.clause_period(text, m.end, note_day, day_first)
-        if began and (over is None or began <= over):
-            return replace(m, detail={**m.detail, "start": began.isoformat(), **({"end": over.isoformat()} if over else {})})
-        if over:
-            return replace(m, detail={**m.detail, "end": over.isoformat()})
+        dates = _course_dates(text, m, note_day, over, day_first)
+        return replace(m, detail={**m.detail, **dates}) if dates else m
     return m
+
+
+def _course_dates(text: str, m: Mention, note_day, over, day_first: bool) -> dict:
+    """``end`` (the day care was over, when known) and ``start`` (its clause's period start or first cycle:
+    "CRT 1/29/24 - 3/6/24", "C1 1 Jul 2024") for a mention's detail. Pure."""
+    began = when.clause_period(text, m.end, note_day, day_first)
+    out = {"end": over.isoformat()} if over else {}
+    if began and (over is None or began <= over) and not m.detail.get("start"):
+        out["start"] = began.isoformat()
+    return out
 
 
 # a sentence saying no disease remains ("NED", "no evidence of recurrence", "in remission", "cured")

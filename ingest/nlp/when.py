@@ -64,7 +64,7 @@ def _with_range_years(text: str) -> str:
         b_month = _MONTH_NAMES.index((m.group("bm") or m.group("bm2"))[:3].lower())
         year = int(m.group("y")) - (1 if a_month > b_month else 0)
         return f"{m.group('a')} {year}{m.group('sep')}{m.group('b')}"
-    return _YEARLESS_RANGE.sub(fill, text) if "-" in text or "to" in text or "–" in text or "th" in text else text
+    return _YEARLESS_RANGE.sub(fill, text)
 
 
 def day_first(texts: list[str]) -> bool:
