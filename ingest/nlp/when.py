@@ -57,8 +57,13 @@ _YEARLESS_RANGE = re.compile(
     rf"[\s-](?P<y>\d{{4}}))", re.I)
 
 
+_DIGIT = re.compile(r"\d")  # every written date has one: text without a digit is skipped at once
+
+
 def _with_range_years(text: str) -> str:
     """``text`` with the year written into a range's year-less first day. O(len(text))."""
+    if not _DIGIT.search(text):
+        return text
     def fill(m: re.Match) -> str:
         a_month = _MONTH_NAMES.index((m.group("am") or m.group("am2"))[:3].lower())
         b_month = _MONTH_NAMES.index((m.group("bm") or m.group("bm2"))[:3].lower())
@@ -123,6 +128,8 @@ def exact_day(text: str, day_first: bool = False) -> date | None:
 
 def days(text: str, day_first: bool = False):
     """Every day fully written in ``text`` (:data:`_DAY`'s forms), in order. O(len(text))."""
+    if not _DIGIT.search(text):
+        return
     for m in _DAY_RX.finditer(_with_range_years(text)):
         d = exact_day(m.group(), day_first)
         if d is not None:
@@ -132,6 +139,8 @@ def days(text: str, day_first: bool = False):
 def periods(text: str, day_first: bool = False):
     """(first day, last day) of every date written in ``text``: a day is itself, "5/2024" its month,
     "2023" its year. O(len(text))."""
+    if not _DIGIT.search(text):
+        return
     for m in _D_RX.finditer(_with_range_years(text)):
         a, b = period_start(m.group(), day_first), period_end(m.group(), day_first)
         if a is not None and b is not None:
