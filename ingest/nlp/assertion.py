@@ -28,7 +28,8 @@ HISTORY_SECTIONS = {"Past Medical History", "Hospital Course"}  # a hospital cou
 # ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
 _EPISODIC = re.compile(r"^(?:S|T|O|I2[12]|I26|I6[0-4]|I82|G45|J0|J1[0-8]|J2[0-2]|N39\.0|N2[0-3]|K3[5-7]|K8[01]|"
                        r"A0|A4[01]|R5[56]|B0[0-9]|N10|L0[23])")
-_RESULT_CUES = re.compile(r"^(?:was |were |is |are |came back )?(?:negative|normal|unremarkable)$|^:\s*no$", re.I)
+_RESULT_WORDS = r"(?:negative|normal|unremarkable)"  # a test's result, not a denial that it was done
+_RESULT_CUES = re.compile(rf"^(?:was |were |is |are |came back )?{_RESULT_WORDS}$|^:\s*no$", re.I)
 _NOT_TESTED = re.compile(r"\bnot\s+(?:tested|performed|sent|done|assessed|obtained|available|evaluated)\b|"
                          r"\bno\s+(?:testing|test)\b", re.I)
 _HISTORY_WORDS = re.compile(r"^(?:history|hx|hist|ho|h/o|past history|past medical history|history of)$", re.I)
@@ -532,7 +533,7 @@ def same_clause(target, modifier, span_between) -> bool:
     # medspaCy's span between a target and a cue after it runs to the cue's end: the cue is not between
     between = span_between.doc[span_between.start:modifier.start] if span_between.start <= modifier.start < \
         span_between.end else span_between
-    return not (";" in span_between.text or _BUT_NEW_SUBJECT.search(between.text))
+    return not (";" in between.text or _BUT_NEW_SUBJECT.search(between.text))
 
 
 # "continue zoledronic acid, but next dose deferred": after "but", a new subject takes the cue; "T-DM1
@@ -707,7 +708,7 @@ def _only_result_cues(ent, mods) -> bool:
     def reads_as_result(m) -> bool:
         text = ent.doc[m.modifier_span[0]:m.modifier_span[1]].text
         return m.modifier_span[0] >= ent.end or (m.modifier_span[1] == ent.start and  # "a negative mammogram"
-                                                  text.lower() in ("negative", "normal", "unremarkable"))
+                                                  bool(re.fullmatch(_RESULT_WORDS, text, re.I)))
 
     negations = [ent.doc[m.modifier_span[0]:m.modifier_span[1]].text if reads_as_result(m) else "<before>"
                  for m in mods if m.category == "NEGATED_EXISTENCE"]
@@ -717,8 +718,7 @@ def _only_result_cues(ent, mods) -> bool:
 
 
 # a result written right after a test's name ("UA negative", "CXR without infiltrate", "CT: no mass")
-_RESULT_AFTER = re.compile(r"\s*:?\s*(?:(?:was|were|is|came\s+back)\s+)?(?:negative|normal|unremarkable|without|no)\b",
-                           re.I)
+_RESULT_AFTER = re.compile(rf"\s*:?\s*(?:(?:was|were|is|came\s+back)\s+)?(?:{_RESULT_WORDS}|without|no)\b", re.I)
 
 
 _LABEL_NEGATED = re.compile(r"^\W*(?:none|no\b|not\b|never\b|n/a\b|declined|refused|deferred|held\b|omitted|"

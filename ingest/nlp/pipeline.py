@@ -184,6 +184,12 @@ _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|recei
 _LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followed by a colon is a topic label
 
 
+def _opens_label(text: str, start: int, end: int):
+    """The colon after a mention ``text[start:end]`` that opens its line ("Colonoscopy: ..."): the mention is
+    the statement's topic label. The match, or None."""
+    return _LABEL.match(text[end:]) if not text[:start].strip() else None
+
+
 _ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
 
 
@@ -482,7 +488,7 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
         for f in fs:
             ent = next((e for (a, b), e in by_span.items() if a <= f.start < b), None)
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
-            label = _LABEL.match(text[f.end:]) if f.kind in PLANNED_KINDS and not text[:f.start].strip() else None
+            label = _opens_label(text, f.start, f.end) if f.kind in PLANNED_KINDS else None
             if label:
                 rest = text[f.end + label.end():]
                 said = label_assertion(rest)
@@ -768,7 +774,7 @@ def appositions(text: str, row: list[Mention]) -> list[Mention]:
 def _label_restated(text: str, m: Mention, row: list[Mention]) -> bool:
     """A statement's label ("Colonoscopy: ...") whose concept the statement names again: the label is its
     topic, the later mention carries what is said of it (done, not done, planned). O(row)."""
-    if text[:m.start].strip() or not text[m.end:m.end + 2].lstrip().startswith(":") or not m.concepts:
+    if not m.concepts or not _opens_label(text, m.start, m.end):
         return False
     code = (m.concepts[0].system, m.concepts[0].code)
     return any(o is not m and o.start > m.end and o.concepts and (o.concepts[0].system, o.concepts[0].code) == code

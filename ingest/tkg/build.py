@@ -20,6 +20,7 @@ from ingest.nlp.when import dated, day_first, days
 from ingest.text import NormalizedText, Section, Sentence
 from ingest.text.chunks import chunk_sections, leaf_chunks
 
+
 def sentence_date(text: str, around: datetime, day_first: bool = False) -> datetime | None:
     """The explicit date of the sentence, when it writes one plausible date (within 30 years before to
     1 year after ``around``) or several that agree: a sentence with different dates ("s/p TCHP x6
