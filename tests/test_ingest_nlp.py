@@ -500,3 +500,38 @@ def test_results_analytes_places_and_schedules_are_read_for_what_they_are(nlp):
     assert {t: a for t, k, a, _ in got if k in ("Medication", "Procedure")} == {"durvalumab": "possible",
                                                                                "endocrine therapy": "possible"}
     assert [a for t, k, a, _ in _one(nlp, "Oncotype DX to guide chemo decision.") if t == "chemo"] == ["possible"]
+
+
+def test_family_abbreviations_criteria_alternatives_and_plans_after_history(nlp):
+    from datetime import date
+
+    got = _one(nlp, "Indication: FHx breast ca (mother 41, sister DCIS 45) + ovarian ca (MGM 55).")
+    assert {(t, a) for t, _, a, _ in got} == {("breast ca", "family"), ("DCIS", "family"), ("ovarian ca", "family")}
+    assert ("Colon cancer", "Cancer", "family", None) in _one(nlp, "Colon cancer in father at 60.")
+    # a cancer naming a test is no diagnosis; "not indicated" reaches past a parenthesized target list
+    got = _one(nlp, "Comment: NSCLC biomarker testing (EGFR/ALK/PD-L1) not indicated for pure SCLC.")
+    assert [t for t, k, _, _ in got if k == "Cancer"] == ["SCLC"]
+    assert ("biomarker testing", "Test", "negated", None) in got
+    assert ("chemotherapy", "Procedure", "planned", None) in _one(nlp, "Stage IIIB (pT3N2a) - chemotherapy indicated.")
+    assert ("TME", "Procedure", "planned", None) in _one(nlp, "Second opinion, who also recommended TME.")
+    assert ("FOLFOX", "Medication", "present", None) in _one(nlp, "FOLFOX given as recommended.")
+    assert ("letrozole", "Medication", "planned", None) in _one(nlp, "Completed RT, plan to start letrozole.")
+    assert ("chemotherapy", "Procedure", "historical", None) in _one(nlp, "He received all planned chemotherapy pre-op.")
+    # an alternative is as conditional as the first choice; a stage a rule is written for is no finding
+    got = _one(nlp, "If pMMR/MSS -> adjuvant CAPOX x3 mo (or capecitabine).")
+    assert [a for t, _, a, _ in got if t == "capecitabine"] == ["possible"]
+    got = _one(nlp, "Adjuvant chemo is standard for stage II-IIIA and not for IA.")
+    assert [a for _, k, a, _ in got if k == "Stage"] == ["possible"]
+    assert [v for _, k, _, v in _one(nlp, "No MSI PCR either.") if k == "Biomarker"] == ["MSI=not-tested"]
+    assert ("Keppra", "Medication", "historical", None) in _one(nlp, "Off Keppra since 1/2025.")
+    got = _one(nlp, "Risks incl. bleeding, prolonged air leak, pneumonia and atrial fibrillation were reviewed.")
+    assert {a for _, k, a, _ in got if k == "Problem"} == {"possible"}
+    assert ("amlodipine", "Medication", "present", None) in _one(nlp, "Cont amlodipine.", "Plan")
+    assert ("TSH", "Test", "present", None) in _one(nlp, "Hypothyroidism - TSH 2.1 (5/2025).", "Plan")
+    # the phase a clause names places a retold course on its side of the operation
+    [[m]] = extract_mentions(nlp, ["Received chemotherapy pre-op."], [None])
+    assert m.detail.get("phase") == "neoadjuvant"
+    # a history line that opens with its date tells an operation that is over
+    sent = "* 04/2024 lap sigmoid colectomy: pT4a pN2a."
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 5, 1))
+    assert [m.assertion for m in row if m.kind == "Procedure"] == ["historical"]

@@ -307,7 +307,9 @@ _MARKER_NAMES = [
     ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
 ]
-_NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:(?:\w+\s+){0,2}?(?:status|results?|testing|data|report)\b|yet\b)",
+# "no EGFR status yet", "No MSI PCR either": the test is what is missing, not a negative result
+_NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:(?:\w+\s+){0,2}?(?:status|results?|testing|data|report|"
+                        r"pcr|ihc|tests?|assays?|analysis|ngs|sequencing|panel|done|performed|available)\b|yet\b)",
                         re.I)
 _EXPRESSION = frozenset({"ER", "PR", "HER2", "PD-L1", "Ki-67"})  # stains, read as a result, never "no X"
 _STAINED = re.compile(r"^\s*(?:expression|expressed|staining|stain|positivity|immunoreactivity|reactivity|"

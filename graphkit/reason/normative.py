@@ -183,6 +183,10 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             facts = [f for f in facts if f.date is None or (
                 (lo is None or f.date >= lo) and
                 (hi is None or f.date < hi or (inclusive and f.date == hi)))]
+            # "received all planned chemotherapy pre-op", retold after the operation: the phase the note
+            # names places the course on its side of the operation, whatever the note's date
+            facts = [f for f in facts if not (lo and f.detail.get("phase") == "neoadjuvant"
+                                              or hi and f.detail.get("phase") == "adjuvant")]
         facts = later_line(st, facts, out, by_id)
         facts = with_defining_element(st, facts)
         if facts:
@@ -313,7 +317,10 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
             item.status, item.reason = "not-applicable", reasons[0]
             # a step that is not indicated does not hold up the next one
         elif any((state.markers.get(x) or _NONE).status == "pending" for x in st.establishes.biomarkers):
-            item.status, item.reason = "due", "results pending: document them when they are back"
+            # results awaited inside the window are on their way; awaited past it, the step is late
+            late = item.overdue_since and at > dt.date.fromisoformat(item.overdue_since)
+            item.status, item.reason = ("overdue", "results still pending past the window") if late else \
+                ("due", "results pending: document them when they are back")
             prev_ok = False
         elif item.overdue_since and at > dt.date.fromisoformat(item.overdue_since) and not (
                 waits_for and k >= last_done):

@@ -23,7 +23,10 @@ SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "histo
 PLAN_SECTIONS = {"Plan", "Assessment and Plan"}
 #: Sections that weigh choices: their treatments and tests are options unless a cue says otherwise.
 OPTION_SECTIONS = {"Discussion", "Options"}
-HISTORY_SECTIONS = {"Past Medical History", "Hospital Course"}  # a hospital course is over at discharge
+# a medical-history list names past operations and past episodes; its chronic diseases, the drugs taken for
+# them and their values go on ("PMH: DM2 (A1c 7.2 on metformin)"). A hospital course is this admission:
+# present (assertion guideline R9), not history
+HISTORY_SECTIONS = {"Past Medical History"}
 
 # ICD-10-CM ranges of acute or episodic conditions: a past episode is over (guideline R7)
 _EPISODIC = re.compile(r"^(?:S|T|O|I2[12]|I26|I6[0-4]|I82|G45|J0|J1[0-8]|J2[0-2]|N39\.0|N2[0-3]|K3[5-7]|K8[01]|"
@@ -36,6 +39,12 @@ _HISTORY_WORDS = re.compile(r"^(?:history|hx|hist|ho|h/o|past history|past medic
 PLANNED_KINDS = {"Medication", "Procedure", "Test"}
 _DOUBT = {"unlikely", "is unlikely", "less likely", "doubtful", "not favored"}
 _WEAK_HISTORY = {"after", "following", "post", "since completing"}
+
+#: Relatives a clinician names after a disease ("breast cancer in mother", "CRC in 2 brothers").
+_RELATIVES = ("mother", "father", "mom", "dad", "sister", "sisters", "brother", "brothers", "sibling", "siblings",
+              "son", "sons", "daughter", "daughters", "aunt", "aunts", "uncle", "uncles", "cousin", "cousins",
+              "grandmother", "grandfather", "grandparent", "grandparents", "niece", "nephew", "mgm", "pgm",
+              "mgf", "pgf")
 
 
 def default_context_rules(context):
@@ -105,13 +114,20 @@ def context_rules():
     hist = ["previous", "previously", "prior", "in the past", "no longer",
             "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly",
             "completed", "finished", "underwent", "was treated with", "treated with", "received", "discontinued",
-            "stopped", "off of"]
+            "stopped", "off of",
+            # "Remote R breast IDC (2009) tx'd w/ lumpectomy, XRT and tamoxifen": the written short forms
+            "tx'd w/", "tx'd with", "txd w/", "txd with", "treated w/", "rx'd w/", "rx'd with"]
     rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
     # "s/p L mastectomy + ALND, AC-T and PMRT": the whole list of what was done
     rules += [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=12,
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    # "Remote R breast IDC (2009)", "a remote MI": the word before the disease only
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("remote",)]
+    # "Off Keppra since 1/2025", "off Coumadin": a drug no longer taken (right before it: "off-label" is not)
+    rules += [ConTextRule("off", "HISTORICAL", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
+                          on_modifies=lambda target, modifier, between: between is None or len(between) == 0)]
     # "no chemotherapy given since CRT", "weight loss since surgery": care named as a past time point
     # ("CAPOX since 03/06/2025: oxaliplatin ...": a start date, and the care after it goes on)
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure", "Medication"},
@@ -261,6 +277,16 @@ def context_rules():
               for c in ("in family", "in the family", "runs in the family", "in his family", "in her family",
                         "in fdr", "in an fdr", "in a fdr", "in first-degree relative", "in a first-degree relative",
                         "in first degree relative", "in a first degree relative")]
+    # "FHx breast ca (mother 41) + ovarian ca (MGM 55)": the abbreviations of family history reach, like
+    # medspaCy's "family", to the sentence's end; a bare "FH" only as a heading ("FH: CRC in father")
+    rules += [ConTextRule(c, "FAMILY", direction="FORWARD")
+              for c in ("fhx", "fmhx", "famhx", "fhx:", "fh:", "fh of", "fh -", "fh significant for",
+                        "fh notable for", "fh positive for", "fh +ve", "fh pos")]
+    # "colon cancer in father", "DCIS in her sister", "ovarian ca (MGM 55)": the relative named after the disease
+    rules += [ConTextRule("in <relative>", "FAMILY", direction="BACKWARD", max_scope=6, pattern=[
+        {"LOWER": {"IN": ["in", "("]}}, {"LOWER": {"IN": ["his", "her", "their", "the", "a", "pt's", "patient's"]}, "OP": "?"},
+        {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
+        {"LOWER": {"IN": list(_RELATIVES)}}])]
     # "FDR w/ CRC <60": a first-degree relative's cancer
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6)
               for c in ("fdr", "fdrs", "first-degree relative", "first degree relative", "1st-degree relative",
@@ -328,7 +354,8 @@ def context_rules():
     # care an event would make harder lies ahead: "risk of regrowth and fibrosis making TME harder"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("harder", "more difficult", "more challenging", "more complex", "riskier")]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, allowed_types=set(CARE))
+    # scope 10: "Biomarker testing (EGFR/ALK/PD-L1) not indicated" – a parenthesized list of targets between
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10, allowed_types=set(CARE))
               for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
@@ -359,7 +386,7 @@ def context_rules():
               for c in ("if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
                "plans for", "plan", "plan to",
-               "to receive", "to undergo", "recommend", "recommended", "recommending", "recommendation for",
+               "to receive", "to undergo", "recommend", "recommending", "recommendation for",
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
                "will obtain", "will check", "will schedule", "to schedule", "next step", "anticipate",
@@ -367,6 +394,11 @@ def context_rules():
                # "-> switch to carboplatin + pemetrexed": the next regimen (the past tense is history)
                "switch to", "will switch to", "change to", "will change to", "convert to"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
+    # "who also recommended TME", and right after the care: "Adjuvant chemotherapy recommended." (not
+    # "FOLFOX given as recommended")
+    rules += [ConTextRule("recommended", "PLANNED", direction="BIDIRECTIONAL", max_scope=8,
+                          on_modifies=lambda target, modifier, between: target.start >= modifier.end or
+                          between is None or not any(t.i < modifier.start for t in between))]
     # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
               for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
@@ -387,8 +419,21 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types=set(CARE))
               for c in ("consult for", "consultation for", "reason for referral")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
-              for c in ("planning", "anticipated", "expected", "referral placed", "referral", "to be given", "is planned",
+              for c in ("planning", "anticipated", "expected", "referral", "to be given", "is planned",
                         "is scheduled", "will follow", "intro", "introduction", "consult", "consultation")]
+    # "Rad onc referral sent (RT after BCS either way)", "RT referral placed": the care the referral is for
+    rules += [ConTextRule("referral sent", "PLANNED", direction="BIDIRECTIONAL", max_scope=6,
+                          allowed_types=set(CARE), pattern=[
+                              {"LOWER": {"IN": ["referral", "referrals"]}},
+                              {"LOWER": {"IN": ["sent", "placed", "made", "submitted", "faxed", "done"]}}])]
+    # consent talk lists what may happen: "Risks incl. bleeding, prolonged air leak, pneumonia, ...",
+    # "Discussed acute SEs: fatigue, radiation dermatitis, breast edema"
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=24)
+              for c in ("risks incl", "risks incl.", "risks include", "risks including", "risks included",
+                        "risks reviewed", "risks discussed", "risks and benefits", "risks/benefits", "risks:",
+                        "side effects include", "side effects including", "side effects:", "ses:", "acute ses:",
+                        "late ses:", "potential toxicities", "toxicities include", "possible side effects",
+                        "potential side effects", "potential complications", "complications include")]
     # a risk of a disease, or screening for it, is not the disease
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2, excluded_types={"Test"})
               for c in ("risk", "risks", "risk assessment", "risk reduction", "screening", "surveillance program",
@@ -461,6 +506,12 @@ def context_rules():
                         "is standard practice", "is generally recommended", "is usually recommended")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("standard is", "standard of care is", "the standard would be", "standard would be")]
+    # the stage or marker a rule is written for is no finding ("adjuvant chemo is standard for stage
+    # II-IIIA and not for IA", "reserved for EGFR-mutant disease")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Stage", "Biomarker"})
+              for c in ("standard for", "is standard for", "is the standard for", "is standard of care for",
+                        "are standard for", "is indicated for", "indicated for", "recommended for", "reserved for", "approved for",
+                        "benefit in", "only for", "not for", "is for", "are for", "criteria for", "eligible if")]
     # conditions: "UNLESS dMMR, in which case PD-1 blockade (dostarlimab) would be preferred"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6) for c in ("unless",)]
     rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None) for c in ("in which case",)]
@@ -487,14 +538,18 @@ def context_rules():
               for c in ("first dose taken", "first dose given", "first dose administered", "first dose was given",
                         "first dose was taken", "1st dose taken", "1st dose given")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
-              for c in ("continue", "continues", "continuing", "continued on", "remains on", "remain on", "still on",
+              for c in ("continue", "continues", "continuing", "cont", "cont.", "cont'd", "contd", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance",
                         # "SD on 1L letrozole + palbociclib", "continued PR on chemo-IO": the response to care given now
                         "sd on", "pr on", "cr on", "stable on", "stable disease on", "partial response on",
                         "responding on", "responding to", "response on", "ned on", "doing well on", "while on")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6)
               for c in ("is recommended", "was recommended", "are recommended",
-                        "to follow", "is pending", "pending", "to be arranged")]
+                        "to follow", "is pending", "pending", "to be arranged",
+                        # "Stage IIIB - chemotherapy indicated", "adjuvant chemo warranted": what the care
+                        # calls for, not what was given
+                        "indicated", "is indicated", "are indicated", "warranted", "is warranted",
+                        "would be indicated", "would be recommended", "would be warranted")]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
               for c in ("to be done", "to be performed", "to be sent", "to be obtained", "will be done",
                         "will be performed", "will be sent")]
@@ -506,6 +561,11 @@ def context_rules():
     # made yet; counselling about risks names what the patient does not have
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("suspected", "suspect", "presumed", "probable")]
+    # "pMMR; low probability of MSI-H / Lynch": an estimate, not a finding
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4)
+              for c in ("low probability of", "low likelihood of", "high probability of", "high likelihood of",
+                        "probability of", "likelihood of", "low suspicion for", "low suspicion of",
+                        "low index of suspicion for", "low pretest probability of", "pretest probability of")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("reserved for", "kept in reserve", "held in reserve", "held for later", "kept for later",
                         "saved for later", "held for a later", "kept for a later", "saved for a later",
@@ -611,6 +671,18 @@ def _both(a, b):
                                                                                          span_between)
 
 
+_NEW_CLAUSE = re.compile(r"[,;:]|->|→|\s-\s|\bthen\b|\bnow\b", re.I)  # "He received all planned chemo": one clause
+
+
+def _planned_since(ent, past, mods) -> bool:
+    """"Completed RT, plan to start letrozole", "pneumonitis resolved -> plan to start durvalumab": a plan
+    cue between a past cue and the care speaks for the care; the past cue is about what came before."""
+    end = past.modifier_span[1]
+    doc = ent.doc
+    return end <= ent.start and any(m.category == "PLANNED" and end <= m.modifier_span[0] and m.modifier_span[1] <= ent.start
+                                    and _NEW_CLAUSE.search(doc[end:m.modifier_span[0]].text) for m in mods)
+
+
 def with_clause_limit(rule):
     """The rule, its reach kept on its side of a parenthesis (:func:`inside_parenthesis`), its backward
     reach (and a negation's either way) stopped at a semicolon (:func:`same_clause`), a negation's or a relative's at an
@@ -679,22 +751,24 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
-    weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY
-                       for m in mods if m.category == "HISTORICAL")
-    if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not ent._.is_historical or weak_history):
+    past = [m for m in mods if m.category == "HISTORICAL" and not (kind in PLANNED_KINDS and _planned_since(ent, m, mods))]
+    historical = ent._.is_historical and bool(past)
+    weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY for m in past)
+    if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not historical or weak_history):
         return "planned", cue  # "will start letrozole after radiation": the radiation is to come too
-    if ent._.is_historical and weak_history and section in PLAN_SECTIONS and kind in PLANNED_KINDS \
+    if historical and weak_history and section in PLAN_SECTIONS and kind in PLANNED_KINDS \
             and "ONGOING" not in cats:
         return "planned", cue  # "- whole-breast RT after paclitaxel" in a plan: both are to come
-    if ent._.is_historical:
+    if historical:
         history_only = all(_HISTORY_WORDS.match(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.strip())
                            for m in mods if m.category == "HISTORICAL")
         if history_only and kind in ("Problem", "Cancer") and not episodic(concepts):
             return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
         return "historical", cue
     if section in HISTORY_SECTIONS:
-        return ("historical" if kind not in ("Problem", "Cancer") or episodic(concepts) else "present"), None
-    if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
+        return ("historical" if kind == "Procedure" or episodic(concepts) else "present"), None
+    if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats and not (
+            kind == "Test" and _VALUE_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 25])):
         return "planned", cue
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
@@ -718,6 +792,8 @@ def _only_result_cues(ent, mods) -> bool:
 
 
 # a result written right after a test's name ("UA negative", "CXR without infiltrate", "CT: no mass")
+# "#6 Hypothyroidism - TSH 2.1 (5/2025)", "ECG today QTc 438 ms" in an A/P: a test with its value was done
+_VALUE_AFTER = re.compile(r"\s*(?:\(\w+\)\s*)?(?::|=|today|stable|was|is|of|now|up|down|\s)*\s*[~<>≤≥]?\s*\d", re.I)
 _RESULT_AFTER = re.compile(rf"\s*:?\s*(?:(?:was|were|is|came\s+back)\s+)?(?:{_RESULT_WORDS}|without|no)\b", re.I)
 
 

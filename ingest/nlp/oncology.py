@@ -358,6 +358,29 @@ def start_date(text: str) -> str | None:
     return when.iso(d)
 
 
+# -- treatment phase: before or after the operation ----------------------------------------------------------------
+_BEFORE_OP = r"neo-?adjuvant|pre-?op(?:erative(?:ly)?)?|pre-?surgical|induction"
+_AFTER_OP = r"adjuvant|post-?op(?:erative(?:ly)?)?|post-?surgical"
+_PHASE_LEFT = re.compile(rf"\b(?:(?P<before>{_BEFORE_OP})|(?P<after>{_AFTER_OP}))\s+"
+                         rf"(?:(?!(?:then|and|followed|or)\b)[\w/+-]+\s+){{0,2}}$", re.I)
+_PHASE_RIGHT = re.compile(rf"^\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE_OP})\b|(?:before|prior\s+to)\s+(?:the\s+)?"
+                          rf"(?:surgery|operation|resection))|(?P<after>(?:post-?op(?:eratively)?)\b|after\s+(?:the\s+)?"
+                          rf"(?:surgery|operation|resection)))", re.I)
+
+
+def treatment_phase(text: str, start: int, end: int) -> str | None:
+    """"He received all planned chemotherapy pre-op", "neoadjuvant FOLFIRINOX", "post-op RT": the side of
+    the operation a treatment is on as the clause names it — "neoadjuvant" or "adjuvant" — else None.
+    The date of a retold course is often only its note's; the phase still says where it belongs. O(1)."""
+    left = _PHASE_LEFT.search(text[max(0, start - 40):start])
+    if left:
+        return "neoadjuvant" if left.group("before") else "adjuvant"
+    right = _PHASE_RIGHT.match(text[end:end + 40])
+    if right:
+        return "neoadjuvant" if right.group("before") else "adjuvant"
+    return None
+
+
 # -- procedure and imaging phrases ---------------------------------------------------------------------------------
 _SIDE = r"(?:left|right|bilateral|L|R|lt|rt|B/L|b/l)"
 BODY_SITES = (r"chest|abdomen|pelvis|abdomen/pelvis|abd/pelvis|C/A/P|CAP|A/P|chest/abdomen/pelvis|chest,\s+abdomen,?\s+"
@@ -447,7 +470,8 @@ _STATUS_CUES = (
     ("started", r"started|starts|initiated|began|commenced|first\s+(?:dose|cycle|infusion)|C1D1|cycle\s+1\b"),
 )
 _STATUS_RX = [(status, re.compile(rf"(?<![A-Za-z])(?:{cues})(?![A-Za-z])", re.I)) for status, cues in _STATUS_CUES]
-_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b", re.I)
+# "Completed RT, plan to start letrozole", "CRT done -> durvalumab": a plan or an arrow opens a new clause
+_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b|->|→|\bplan(?:s|ned)?\b|\bwill\b", re.I)
 
 
 def treatment_status(text: str, start: int, end: int) -> str | None:

@@ -230,8 +230,10 @@ def service(text: str, m) -> bool:
 _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
                                 r"society|foundation|navigator|network|alliance|committee|genetics|prevention|"
                                 r"pathways?|protocols?|guidelines?|team|service|screening|mdt|risk|"
-                                # "testing for NSCLC drivers", "a hereditary breast cancer panel"
-                                r"drivers?|driver\s+(?:mutations?|alterations?|genes?)|panels?|awareness|education)\b",
+                                # "testing for NSCLC drivers", "a hereditary breast cancer panel", "NSCLC biomarker
+                                # testing not indicated for pure SCLC", "a lung cancer trial"
+                                r"drivers?|driver\s+(?:mutations?|alterations?|genes?)|panels?|awareness|education|"
+                                r"biomarkers?|molecular|testing|trials?|work-?up)\b",
                                 re.I)
 
 
@@ -447,6 +449,9 @@ def _with_details(text: str, f: Found) -> Found:
         status = oncology.treatment_status(text, f.start, end)
         if status:
             detail["status"] = status
+        phase = oncology.treatment_phase(text, f.start, end)
+        if phase:
+            detail["phase"] = phase
     if detail == f.detail and end == f.end:
         return f
     return replace(f, end=end, detail=detail)
@@ -515,17 +520,20 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
 
 
 _REGIMEN_JOIN = re.compile(r"\s*[/+]\s*")
+# "If pMMR -> adjuvant CAPOX x3 mo (or capecitabine)": an alternative is as (un)certain as the first choice
+_ALTERNATIVE = re.compile(r"(?:\s+[\w.]+){0,2}?\s*[,(]?\s*\bor\s+", re.I)
 
 
 def _one_regimen(text: str, mentions: list[Mention]) -> list[Mention]:
     """"if <50%: carbo/pem/pembro": drugs joined by "/" or "+" are one regimen, so a part the cue's
-    word scope did not reach takes the assertion of the part before it. O(mentions)."""
+    word scope did not reach takes the assertion of the part before it; so does an alternative ("CAPOX
+    x3 mo (or capecitabine)"). O(mentions)."""
     out: list[Mention] = []
     for m in mentions:
         prev = out[-1] if out else None
         if prev is not None and m.kind in PLANNED_KINDS and prev.kind in PLANNED_KINDS and m.cue is None \
                 and m.assertion == "present" and prev.assertion != "present" \
-                and _REGIMEN_JOIN.fullmatch(text[prev.end:m.start]):
+                and (_REGIMEN_JOIN.fullmatch(text[prev.end:m.start]) or _ALTERNATIVE.fullmatch(text[prev.end:m.start])):
             m = replace(m, assertion=prev.assertion, cue=prev.cue)
         out.append(m)
     return out
@@ -671,6 +679,9 @@ def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
             not (m.detail.get("start") or m.detail.get("end")) else m for m in row]
 
 
+_CLAUSE_BREAK = re.compile(r"[;]|\.\s|->|→|\bthen\b|\bnow\b", re.I)  # the line's date no longer speaks
+
+
 def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = False) -> Mention:
     """One mention with what its own clause's date says: care over before the note is historical, care
     or a test dated after it planned; a drug the note says was never taken is not given. Pure."""
@@ -680,6 +691,14 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
     if m.kind in when.KINDS + ("Test",) and m.assertion == "present":
         over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure", day_first=day_first) \
             if m.kind in when.KINDS else None
+        if over is None and m.kind in when.KINDS and note_day is not None:
+            # "* 04/2024 lap sigmoid colectomy", "10/15/24-01/07/25: weekly paclitaxel": a line dated before
+            # the note tells an operation (one date) or a course (a period) that is over
+            lead = when.leading_date(text[:m.start], day_first)
+            day = note_day.date() if hasattr(note_day, "date") else note_day
+            if lead and lead[0] < day and (lead[1] or m.kind == "Procedure") and \
+                    not _CLAUSE_BREAK.search(text[:m.start]):
+                over = lead[0]
         later = None if over else when.starts_after(text, m.end, note_day, day_first)
         if later:
             return replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")

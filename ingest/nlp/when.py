@@ -224,6 +224,24 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
     return over if over is not None and over < day else None
 
 
+# "* 04/2024 lap sigmoid colectomy: pT4a", "12/2024 - palliative RT 8 Gy/1 fx", "10/15/24-01/07/25: weekly
+# paclitaxel": a history line that opens with its date (or period), then what happened then
+_LEADING = re.compile(rf"^[\s*•·>-]*(?P<a>{_D})(?:\s*(?:-|–|to|through|thru)\s*(?P<b>{_D}))?\s*(?::|-|–|—)?\s+"
+                      r"(?=[A-Za-z0-9]|$)", re.I)
+
+
+def leading_date(text: str, day_first: bool = False) -> tuple[date, bool] | None:
+    """(the last day, is it a period) of the date a line opens with, when the line goes on with words;
+    else None. ``text`` is the line up to the mention. O(1) (one anchored match)."""
+    if not _DIGIT.search(text[:12]):
+        return None
+    m = _LEADING.match(text)
+    if m is None:
+        return None
+    end = period_end(m.group("b") or m.group("a"), day_first)
+    return (end, bool(m.group("b"))) if end is not None else None
+
+
 def clause_period(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
     """The first day of a period ("CRT 1/29/24 - 3/6/24") or the start ("C1 1 Jul 2024", "from 3/2024") written
     first in the clause right after a mention ending at ``end``: the course began then. None for a single

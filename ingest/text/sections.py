@@ -23,6 +23,8 @@ CANONICAL = {
     "family history": "Family History", "fh": "Family History", "social history": "Social History",
     "sh": "Social History", "medications": "Medications", "current medications": "Medications",
     "medications on admission": "Medications", "discharge medications": "Discharge Medications",
+    "discharge meds": "Discharge Medications", "meds on discharge": "Discharge Medications",
+    "medications on discharge": "Discharge Medications", "d/c meds": "Discharge Medications",
     "allergies": "Allergies", "review of systems": "Review of Systems", "ros": "Review of Systems",
     "physical exam": "Physical Exam", "physical examination": "Physical Exam", "exam": "Physical Exam",
     "vital signs": "Vital Signs", "vitals": "Vital Signs", "results": "Results", "labs": "Results",
