@@ -793,7 +793,9 @@ def _only_result_cues(ent, mods) -> bool:
 
 # a result written right after a test's name ("UA negative", "CXR without infiltrate", "CT: no mass")
 # "#6 Hypothyroidism - TSH 2.1 (5/2025)", "ECG today QTc 438 ms" in an A/P: a test with its value was done
-_VALUE_AFTER = re.compile(r"\s*(?:\(\w+\)\s*)?(?::|=|today|stable|was|is|of|now|up|down|\s)*\s*[~<>≤≥]?\s*\d", re.I)
+# (a date is no value: "Baseline CEA 6/10" is still to come)
+_VALUE_AFTER = re.compile(r"\s*(?:\(\w+\)\s*)?(?::|=|today|stable|was|is|of|now|up|down|\s)*\s*[~<>≤≥]?\s*"
+                          r"\d+(?:\.\d+)?(?!\d|\.\d|\s*[/-]\s*\d)", re.I)
 _RESULT_AFTER = re.compile(rf"\s*:?\s*(?:(?:was|were|is|came\s+back)\s+)?(?:{_RESULT_WORDS}|without|no)\b", re.I)
 
 
