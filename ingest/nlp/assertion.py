@@ -40,6 +40,10 @@ PLANNED_KINDS = {"Medication", "Procedure", "Test"}
 _DOUBT = {"unlikely", "is unlikely", "less likely", "doubtful", "not favored"}
 _WEAK_HISTORY = {"after", "following", "post", "since completing"}
 
+#: Counts of a schedule ("in 3 months", "every six weeks") as words, so the cue is a phrase, not a token pattern
+_COUNTS = [str(n) for n in range(1, 25)] + ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                            "ten", "eleven", "twelve", "a", "an"]
+
 #: Relatives a clinician names after a disease ("breast cancer in mother", "CRC in 2 brothers").
 _RELATIVES = ("mother", "father", "mom", "dad", "sister", "sisters", "brother", "brothers", "sibling", "siblings",
               "son", "sons", "daughter", "daughters", "aunt", "aunts", "uncle", "uncles", "cousin", "cousins",
@@ -211,7 +215,7 @@ def context_rules():
     # "CT chest in 3 months", "CEA every 3 months": a schedule, still to come
     rules += [ConTextRule("in|every <n> <unit>", "PLANNED", direction="BACKWARD", max_scope=6,
                           allowed_types=set(CARE), pattern=[
-                              {"LOWER": {"IN": ["in", "every", "q"]}}, {"LIKE_NUM": True},
+                              {"LOWER": {"IN": ["in", "every", "q"]}}, {"LOWER": {"IN": _COUNTS}},
                               {"LOWER": {"IN": ["month", "months", "mo", "mos", "week", "weeks", "wk", "wks", "year",
                                                 "years", "yr", "yrs"]}}])]
     # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
@@ -284,7 +288,7 @@ def context_rules():
                         "fh notable for", "fh positive for", "fh +ve", "fh pos")]
     # "colon cancer in father", "DCIS in her sister", "ovarian ca (MGM 55)": the relative named after the disease
     rules += [ConTextRule("in <relative>", "FAMILY", direction="BACKWARD", max_scope=6, pattern=[
-        {"LOWER": {"IN": ["in", "("]}}, {"LOWER": {"IN": ["his", "her", "their", "the", "a", "pt's", "patient's"]}, "OP": "?"},
+        {"LOWER": {"IN": ["in", "("]}}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
         {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
         {"LOWER": {"IN": list(_RELATIVES)}}])]
     # "FDR w/ CRC <60": a first-degree relative's cancer
@@ -647,6 +651,9 @@ def inside_parenthesis(target, modifier, span_between) -> bool:
     if 0 < target.start and target.end < len(doc) and doc[target.start - 1].text == "(" and doc[target.end].text == ")":
         return True  # "low anterior resection (TME) ... postponed": a name's own abbreviation goes with it
     between = span_between.text
+    if target.start < modifier.start:  # a cue after its care: "tamoxifen ... (AI not appropriate yet)" stays inside
+        between = between[:max(0, len(between) - len(modifier.text))] if between.endswith(modifier.text) else between
+        return between.count("(") <= between.count(")")
     return between.count(")") <= between.count("(")  # entering a parenthesis is fine, leaving one is not
 
 

@@ -37,7 +37,8 @@ from graphkit.clinical.values import (
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
-from ingest.nlp.assertion import CARE, PLANNED_KINDS, assertion_of, context_rules, default_context_rules, label_assertion
+from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
+                                  label_assertion)
 from ingest.nlp.findings import find_described_problems
 
 # Every stock ConText rule is a phrase now (assertion.as_phrases): medspaCy still calls its empty token
@@ -142,7 +143,7 @@ def build_pipeline(config: NlpConfig | None = None, lexicon: Lexicon | None = No
     context.prune_on_modifier_overlap = False
     # graphkit's cue for a phrase replaces medspaCy's for the same phrase: with both, the matcher kept
     # one of the two by rule-id order, which any added rule could change
-    own = context_rules()
+    own = [x for r in context_rules() for x in as_phrases(r, nlp, limit=2048)]  # the token Matcher scans every token
     phrases = {r.literal.lower() for r in own}
     context.add([r for r in default_context_rules(context) if r.literal.lower() not in phrases] + own)
     nlp._graphkit_config = config
