@@ -99,3 +99,16 @@ def test_a_sentence_that_dates_the_event_otherwise_does_not_support_the_claim():
     # a course's later date may be its end; a point in time has one date
     assert not dated_otherwise("RT (completed) from 2025-05-05", "Completed chest wall RT 16 May 2025.")
     assert dated_otherwise("IDC was first recorded on 2025-01-06", "Core biopsy (14-Jan-2025): IDC, grade 2.")
+    # a course written as a period that began later did not run from the claim's day
+    crt = "Concurrent CRT: IMRT 60 Gy/30 fx, 11/11/2024 - 12/20/2024."
+    assert dated_otherwise("CRT (documented) from 2024-10-29", crt)
+    assert not dated_otherwise("CRT (documented) from 2024-11-11", crt)
+
+
+def test_a_marker_result_written_as_a_sentence_and_an_operation_stated_support_their_claims():
+    from graphkit.documents.attribution import facts_of, stated_facts, supports
+
+    assert "RET=negative" in facts_of("RET is negative") and "MET=wild-type" in facts_of("MET is wild-type")
+    assert "EGFR=wild-type" in stated_facts("NGS: EGFR - no pathogenic variant (wild-type); ALK - no rearrangement.")
+    said = "Procedure: R breast wire-localized lumpectomy; R axillary sentinel node bx (blue dye + radiotracer)."
+    assert supports("lumpectomy (completed) from 2025-03-18", said, 0.55).supported

@@ -294,10 +294,11 @@ _MARKER_NAMES = [
     ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
     ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|neg\b|pos\b|wt\b|"
-            r"wild|not\s+detected|:|,|/|or\b|and\b|results?|--|—))"),
+            r"wild|not\s+detected|:|,|/|or\b|and\b|results?|--|—|(?:is|was)\s+(?:positive|negative|wild|mutat|amplif|"
+            r"not\s+detected|detected)))"),
     ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
     ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|neg\b|pos\b|mutat|not\s+detected|:|\+|-|"
-            r",|/|or\b|and\b|—))"),
+            r",|/|or\b|and\b|—|(?:is|was)\s+(?:positive|negative|rearrang|fusion|not\s+detected|detected|wild)))"),
     ("NTRK", r"(?-i:NTRK(?:[1-3](?:/[1-3])*)?)"),
     ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
     ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)(?:\s+status)?"),
@@ -327,12 +328,14 @@ _TOKEN = re.compile(
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
-    r"|(?P<prefix>(?:negative|positive)\s+for|no\s+(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
-    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?)\b))(?=\s|$|[,.;)])"
+    r"|(?P<prefix>(?:negative|positive)\s+for|no\s+(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no\s+known|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?|variants?|(?:likely\s+)?pathogenic|reportable|"
+    r"clinically\s+significant)\b))(?=\s|$|[,.;)])"
     r"|(?P<status>"
     rf"{_NOT_TESTED}|{_PENDING}|"
     r"not\s+amplified|non-?amplified|amplified|amplification|"
-    r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:mutations?|alterations?|fusions?|rearrangements?)\s*(?:detected|identified)?|"
+    r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:(?:likely\s+)?pathogenic\s+|reportable\s+|clinically\s+significant\s+)?"
+    r"(?:mutations?|alterations?|fusions?|rearrangements?|variants?)\s*(?:detected|identified)?|"
     r"not\s+detected|none\s+detected|undetected|not\s+identified|detected|"
     r"mutated|mutations?|mutant|variant|alterations?|carrier|pathogenic|"
     r"rearranged|rearrangements?|fusions?|translocation|"
@@ -647,6 +650,8 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             # stain's negative is written as a result, "no PD-L1 expression"; a gene panel's "no EGFR, ALK"
             # is its negative)
             use_prefix, ev = None, [("status", "not tested")]
+        if adjacent and re.match(r"no\s+known", prefix_word):
+            use_prefix, ev = None, [("status", "not tested")]  # "no known BRCA carriers": not known, not negative
         per_marker = len(group) > 1 and (use_prefix is not None or any(sep != "/" for sep in seps))
         if per_marker and {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)} == {"MMR"} and use_prefix:
             per_marker = False  # "loss of MLH1 and PMS2": one MMR statement

@@ -146,6 +146,9 @@ def _statements(rows) -> dict[str, set[str]]:
             system, _, code = c.partition("|")
             keys.update(_roll_up(system, code, ancestors))
         status = (detail or {}).get("status")
+        if not status and kind == "Procedure" and assertion == "present" and not (
+                (detail or {}).get("fractions") or (detail or {}).get("dose_gy")):
+            status = "completed"  # "Procedure: R breast wire-localized lumpectomy": an operation stated is done
         for k in keys:
             out.setdefault(k, set()).add(assertion)
             if status:
@@ -235,7 +238,10 @@ def dated_otherwise(claim: str, source: str) -> bool:
     if not spans or any(a - slack <= day <= b + slack for a, b in spans):
         return False
     point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim)
-    return point or any(b + slack < day for _, b in spans)
+    # a course written as a period that began after the claim's day did not run from it ("Concurrent CRT
+    # ..., 11/11/2024 - 12/20/2024" for "CRT (documented) from 2024-10-29")
+    late_start = any(a - slack > day for a, _ in when.ranges(source, when.day_first([source])))
+    return point or late_start or any(b + slack < day for _, b in spans)
 
 
 _TIME_POINT = r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after)\s*(?:the\s+|her\s+|his\s+)?"

@@ -489,8 +489,18 @@ def context_rules():
     # feasibility and pre-operative clearance are not the operation ("resectable by RUL lobectomy",
     # "cardiology clearance pending for surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
-              for c in ("resectable by", "amenable to", "feasible", "clearance for", "clearance pending for",
+              for c in ("resectable by", "amenable to", "clearance for", "clearance pending for",
                         "pending for", "workup for", "work-up for", "preop clearance for")]
+    # "feasible for lobectomy", "BCS feasible - favorable ratio": possible, not done
+    rules += [ConTextRule("feasible", "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=5,
+                          on_modifies=lambda target, modifier, between: target.start >= modifier.end or
+                          between is None or sum(t.i < modifier.start for t in between) <= 2)]
+    # a wish is not the care ("Pt wished to proceed w/ RT meanwhile"); care put on hold is not given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
+              for c in ("wished to", "wishes to", "wish to", "would like to", "wants to", "wanted to")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("held for now", "on hold", "is on hold", "put on hold", "placed on hold", "deferred for now",
+                        "on hold for now", "held at present")]
     # a question about a treatment is not the treatment ("pt asked about osimertinib")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("asked about", "asks about", "inquired about", "inquires about", "questions about",
@@ -499,7 +509,10 @@ def context_rules():
                         "asks if", "asked if", "asking about", "asked again about", "asks again about")]
     # "asked again about chemo - still not interested": care the patient does not want
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
-              for c in ("not interested", "still not interested", "remains uninterested", "uninterested")]
+              for c in ("not interested", "remains uninterested", "uninterested")]
+    # "Pt still not interested in tamoxifen" (either side: the longer phrase hides "not interested in")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, allowed_types=set(CARE))
+              for c in ("still not interested", "still not interested in")]
     # a call's topic and a talk of benefit are not care given ("Pt called re: chemo start", "benefit falls
     # when adjuvant chemo starts > 12 wks after surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)

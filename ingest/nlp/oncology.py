@@ -462,7 +462,7 @@ _STATUS_CUES = (
     ("stopped", r"stopped|discontinued|d/c'?d|held|halted|ceased|abandoned|terminated|off\s+(?:of\s+)?|"
                 r"switched\s+from|(?:stopped|discontinued)\s+(?:early|prematurely)|due\s+to\s+(?:toxicity|intolerance)|"
                 r"not\s+tolerated|intoleran(?:t|ce)"),
-    ("completed", r"completed|complete[ds]?|finished|s/p|status\s+post|underwent|received|was\s+given|"
+    ("completed", r"completed|complete[ds]?|finished|s/p|status\s+post|underwent|received|was\s+given|delivered|"
                   r"had\s+(?:a|an)?|post[- ]?(?:op|operative)|after\s+(?:\d+\s+)?cycles|x\s?\d+\s+cycles|"
                   r"\d+\s+(?:of\s+)?\d+\s+cycles|resected|performed|done"),
     ("ongoing", r"remains?\s+on|currently\s+on|still\s+on|continues?|continuing|currently|tolerating|cycle\s+\d+\s+(?:day|d)\s*\d+|"

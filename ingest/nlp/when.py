@@ -224,6 +224,18 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
     return over if over is not None and over < day else None
 
 
+def ranges(text: str, day_first: bool = False):
+    """(first day, last day) of every period written as one ("11/11/2024 - 12/20/2024", "3 Mar - 9 Apr
+    2025"), not a start or due date. O(len(text))."""
+    if not _DIGIT.search(text):
+        return
+    for m in _DATED.finditer(_with_range_years(text)):
+        if m.group("b") and not m.group("lead"):
+            a, b = period_start(m.group("a"), day_first), period_end(m.group("b"), day_first)
+            if a is not None and b is not None and a <= b:
+                yield a, b
+
+
 # "* 04/2024 lap sigmoid colectomy: pT4a", "12/2024 - palliative RT 8 Gy/1 fx", "10/15/24-01/07/25: weekly
 # paclitaxel": a history line that opens with its date (or period), then what happened then
 _LEADING = re.compile(rf"^[\s*•·>-]*(?P<a>{_D})(?:\s*(?:-|–|to|through|thru)\s*(?P<b>{_D}))?\s*(?::|-|–|—)?\s+"
