@@ -535,3 +535,21 @@ def test_family_abbreviations_criteria_alternatives_and_plans_after_history(nlp)
     sent = "* 04/2024 lap sigmoid colectomy: pT4a pN2a."
     [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 5, 1))
     assert [m.assertion for m in row if m.kind == "Procedure"] == ["historical"]
+
+
+def test_outcomes_by_result_permissions_oughts_and_hgvs_variants(nlp):
+    from datetime import date
+
+    got = _one(nlp, "Relevance: stage IB EGFR ex19del/L858R -> adjuvant osimertinib x 3 yrs; if EGFR wild-type -> "
+                    "surveillance.")
+    assert {a for _, k, a, _ in got if k in ("Biomarker", "Medication")} == {"possible"}
+    assert ("trastuzumab", "Medication", "planned", None) in _one(nlp, "OK to resume trastuzumab with 3-monthly echo.")
+    assert ("RT", "Procedure", "planned", None) in _one(nlp, "Informed her RT should ideally not be delayed further.")
+    assert ("Chemoradiation", "Procedure", "negated", None) in _one(nlp, "Chemoradiation is therefore NOT the pathway.")
+    assert ("CRT", "Procedure", "historical", None) in _one(nlp, "ypT2 N1a after long-course CRT + TME.")
+    got = _one(nlp, "KRAS: c.35G>T p.(Gly12Val) - DETECTED (VAF 31%)")
+    assert [(k, v) for _, k, _, v in got] == [("Biomarker", "KRAS=mutated")]  # no "Val" (valine) drug
+    sents = ["P: Adjuvant chemotherapy recommended: ddAC x 4, then weekly paclitaxel x 12.", "Port placement 7/5.",
+             "Then whole-breast RT."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3), note_day=date(2023, 6, 27))
+    assert [m.assertion for m in rows[2] if m.kind == "Procedure"] == ["planned"]

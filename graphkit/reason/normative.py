@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import networkx as nx
 
@@ -279,6 +279,11 @@ def _waits_on_path(spec: GuidelineSpec, step: Step, anchor: str, path: list[str]
     return False
 
 
+#: Turnaround a pending result is given after later care went ahead (an IHC or a panel on the resection
+#: specimen is back within days to two weeks); past it the test counts as missed.
+PENDING_GRACE_DAYS = 21
+
+
 def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, matches: dict[str, Match],
                   at: dt.date) -> dict[str, CareItem]:
     """The status of every step of one eligible path."""
@@ -319,7 +324,12 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
         elif any((state.markers.get(x) or _NONE).status == "pending" for x in st.establishes.biomarkers):
             # results awaited inside the window are on their way; awaited past it, the step is late
             late = item.overdue_since and at > dt.date.fromisoformat(item.overdue_since)
+            # later care went ahead weeks ago without the result ("MMR never done; requested today", after the
+            # resection): the test was missed, not merely awaited
+            went_on = [matches[s].date for s in observable[k + 1:] if s in matches and matches[s].date]
+            missed = k < last_done and went_on and at - min(went_on) > dt.timedelta(days=PENDING_GRACE_DAYS)
             item.status, item.reason = ("overdue", "results still pending past the window") if late else \
+                ("missing", "results still pending weeks after later care went ahead without them") if missed else \
                 ("due", "results pending: document them when they are back")
             prev_ok = False
         elif item.overdue_since and at > dt.date.fromisoformat(item.overdue_since) and not (
@@ -353,6 +363,26 @@ def path_checks(spec: GuidelineSpec, p: GuidelinePath, state: PatientState, matc
         later = [matches[s].date for s in p.steps[k + 1:] if s in matches and matches[s].date]
         day = min(later).isoformat() if later else None
         out += evaluate_condition(edge.when, state, done, stage_as_of(state, day) if day else None)
+    return out
+
+
+def _conditional(edge) -> bool:
+    """Does the edge say when it applies (any field of its condition set)?"""
+    return any(getattr(edge.when, f.name) not in (None, (), False) for f in fields(edge.when))
+
+
+def otherwise_taken(spec: GuidelineSpec, p: GuidelinePath, state: PatientState) -> int:
+    """How often path ``p`` leaves a step by its unconditional edge (the guideline's "otherwise") while a
+    sibling edge's condition holds for the patient: "TME → adjuvant chemotherapy when rectum, stage
+    II-III; otherwise → surveillance" does not send a ypN1a rectal cancer to surveillance, so an omitted
+    adjuvant course is missing, not a branch not taken. O(edges of the path × siblings)."""
+    out = 0
+    for edge in p.edges:
+        if _conditional(edge):
+            continue
+        siblings = [e for e in spec.edges if e.source == edge.source and e.target != edge.target and _conditional(e)]
+        if any(holds(evaluate_condition(e.when, state, {})) for e in siblings):
+            out += 1
     return out
 
 
@@ -455,19 +485,24 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         return res
 
     treated = {f.id: f.codes[0] for f in state.facts if f.codes and is_cancer_treatment(f.kind, f.codes, f.ancestors)}
+    by_id = {p.id: p for p in paths}
 
     def rank(pv: PathVerdict):
         """More steps done and fewer of the patient's cancer treatments left unexplained, then fewer
-        steps overdue or missing, then more steps done by their defining element (chemoradiation and a
-        consolidation doublet are total neoadjuvant therapy, not chemoradiation alone): the branch the
-        care took."""
+        "otherwise" edges taken where the patient meets a branch's condition (:func:`otherwise_taken`),
+        then fewer steps overdue or missing, then more steps done by their defining element
+        (chemoradiation and a consolidation doublet are total neoadjuvant therapy, not chemoradiation
+        alone): the branch the care took, or, where it went nowhere yet, the one the guideline sends
+        the patient down."""
         matches, items = per_path[pv.path]
         n_done = sum(i.status in ("done", "done-not-indicated") for i in items.values())
         n_bad = sum(i.status in ("overdue", "missing") for i in items.values())
         used = {f for m in matches.values() for f in m.facts}
         unexplained = set(treated.values()) - {treated[f] for f in used if f in treated}
         defined = sum(1 for sid in matches if spec.step(sid).requires)
-        return (-(n_done - len(unexplained)), n_bad, -defined)
+        return (-(n_done - len(unexplained)), bypassed[pv.path], n_bad, -defined)
+
+    bypassed = {v.path: otherwise_taken(spec, by_id[v.path], state) for v in verdicts}
 
     best = min(rank(v) for v in verdicts)
     path_matches = {v.path: per_path[v.path][0] for v in verdicts}

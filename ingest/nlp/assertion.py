@@ -153,8 +153,9 @@ def context_rules():
                         "ddx:", "differential:", "differential diagnosis:")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("c/w", "compatible with", "worrisome for", "attributed to", "initially attributed to")]
-    # "after neoadjuvant TCHP", "following lumpectomy": what comes after these words is over
-    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
+    # "after neoadjuvant TCHP", "following lumpectomy", "after long-course CRT + TME": what comes after these
+    # words is over
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=5)
               for c in ("after", "following", "post", "since completing")]
     rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)]
     # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
@@ -395,9 +396,18 @@ def context_rules():
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
                "will obtain", "will check", "will schedule", "to schedule", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin",
+               # "OK to resume trastuzumab/pertuzumab", "cleared to restart": permission, not a dose given
+               "ok to resume", "okay to resume", "ok to restart", "ok to start", "ok to proceed with", "cleared to resume",
+               "cleared to restart", "cleared to start", "may resume", "can resume", "may restart", "can restart",
+               "resume", "to resume", "will resume", "restart", "to restart", "will restart",
                # "-> switch to carboplatin + pemetrexed": the next regimen (the past tense is history)
                "switch to", "will switch to", "change to", "will change to", "convert to"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
+    # what care ought to do is not what it did: "RT should ideally not be delayed", "chemo should start
+    # within 8 weeks"
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
+              for c in ("should", "should be", "should start", "should begin", "should ideally", "ought to",
+                        "needs to", "need to", "must")]
     # "who also recommended TME", and right after the care: "Adjuvant chemotherapy recommended." (not
     # "FOLFOX given as recommended")
     rules += [ConTextRule("recommended", "PLANNED", direction="BIDIRECTIONAL", max_scope=8,
@@ -495,6 +505,11 @@ def context_rules():
     rules += [ConTextRule("feasible", "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=5,
                           on_modifies=lambda target, modifier, between: target.start >= modifier.end or
                           between is None or sum(t.i < modifier.start for t in between) <= 2)]
+    # "Chemoradiation is therefore NOT the pathway": the care ruled out for this patient
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=6, allowed_types=set(CARE))
+              for c in ("not the pathway", "not the plan", "not the approach", "not the treatment",
+                        "not the way forward", "not the recommended option", "not the preferred option",
+                        "not the right treatment", "not the right approach")]
     # a wish is not the care ("Pt wished to proceed w/ RT meanwhile"); care put on hold is not given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
               for c in ("wished to", "wishes to", "wish to", "would like to", "wants to", "wanted to")]

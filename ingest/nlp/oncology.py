@@ -173,8 +173,8 @@ def find_cancers(text: str) -> list[CancerFinding]:
     return out
 
 
-_NORMAL = re.compile(r"\b(?:unremarkable|normal|otherwise\s+(?:clear|negative|fine)|no\s+(?:other\s+)?(?:mass|lesion|"
-                     r"tumou?r|polyps?|abnormalit))", re.I)
+_NORMAL = re.compile(r"\b(?:unremarkable|normal|otherwise\s+(?:clear|negative|fine)|no\s+(?:other\s+|synchronous\s+|"
+                     r"further\s+|additional\s+)?(?:mass|lesion|tumou?r|polyps?|abnormalit|neoplas))", re.I)
 _TUMOUR = re.compile(r"\b(?:mass|tumou?r|lesion|cancer|carcinoma|adenocarcinoma|adenoca|malignan\w*|ca)\b", re.I)
 
 
@@ -452,7 +452,10 @@ def note_site(site_counts: Counter, cancer_sites: list[str]) -> str | None:
     # the anal canal counts too: a note about an anal cancer that also names the rectum is not a rectal one
     groups = Counter({s: n for s, n in site_counts.items() if s in ("breast", "lung", "colorectal", "colon",
                                                                      "rectum", "anus")})
-    return groups.most_common(1)[0][0] if groups else None
+    ranked = groups.most_common(2)
+    if len(ranked) == 2 and ranked[0][1] == ranked[1][1] and {ranked[0][0], ranked[1][0]} == {"colon", "rectum"}:
+        return "colorectal"  # as much colon as rectum: the note does not say which, the group it does
+    return ranked[0][0] if ranked else None
 
 
 # -- treatment course status -------------------------------------------------------------------------------------

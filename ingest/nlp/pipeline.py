@@ -516,7 +516,7 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
                     mentions.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
                                             tuple(lexicon.lookup(ent.text))))
         mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
-        out.append(_lead_plan(text, _plan_chains(text, _one_regimen(text, mentions))))
+        out.append(_by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions)))))
     return out
 
 
@@ -538,6 +538,29 @@ def _one_regimen(text: str, mentions: list[Mention]) -> list[Mention]:
             m = replace(m, assertion=prev.assertion, cue=prev.cue)
         out.append(m)
     return out
+
+
+_IF_ARROW = re.compile(r"^\W*(?:if|when|should)\b[^;]*(?:->|→)", re.I)
+
+
+def _by_result(text: str, mentions: list[Mention]) -> list[Mention]:
+    """"stage IB EGFR ex19del/L858R -> adjuvant osimertinib; if EGFR wild-type -> surveillance": a line of
+    outcomes by result, one of them written with "if", is conditional throughout; each clause's result
+    and care are possible, not found or given. Pure. O(mentions)."""
+    if "->" not in text and "→" not in text:
+        return mentions
+    spans, start = [], 0
+    for part in re.split(r"(;)", text):
+        if part != ";":
+            spans.append((start, start + len(part), part))
+        start += len(part)
+    arrows = [(a, b) for a, b, t in spans if "->" in t or "→" in t]
+    if len(arrows) < 2 or not any(_IF_ARROW.match(t) for _, _, t in spans):
+        return mentions
+    kinds = PLANNED_KINDS | {"Biomarker", "Stage"}
+    return [replace(m, assertion="possible", cue="outcome by result")
+            if m.kind in kinds and m.assertion in ("present", "planned") and m.cue is None
+            and any(a <= m.start < b for a, b in arrows) else m for m in mentions]
 
 
 _AWAITED = re.compile(r"\b(?:at|upon|on|until|till|before|if|when|time\s+to|risk\s+of|(?:assess|evaluate|monitor|watch|"
@@ -654,6 +677,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             row.append(m)
         out.append(for_cancer(same_course(appositions(text, row))))
+    out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
+           for i, (t, row) in enumerate(zip(texts, out))]
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
     # line's course is the cycle line's
     out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
@@ -661,6 +686,19 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
            for i, (t, row) in enumerate(zip(texts, out))]
     period = when.course_period(texts, dmy)
     return [in_course(t, row, period, note_day) for t, row in zip(texts, out)] if period else out
+
+
+_THEN_LEAD = re.compile(r"^\W*(?:and\s+)?(?:then|followed\s+by|thereafter|after\s+(?:that|which|this))\b", re.I)
+
+
+def _continued_plan(text: str, row: list[Mention], previous: list[Mention]) -> list[Mention]:
+    """"P: Adjuvant chemotherapy recommended: ddAC x4, then weekly paclitaxel x12." / "Then whole-breast
+    RT.": a sentence that opens with "then" goes on with the plan just before it (``previous``: the
+    mentions of the last few sentences); its care with no cue of its own is planned too. Pure. O(mentions)."""
+    if not _THEN_LEAD.match(text) or not any(m.kind in PLANNED_KINDS and m.assertion == "planned" for m in previous):
+        return row
+    return [replace(m, assertion="planned", cue="then (the plan before)")
+            if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None else m for m in row]
 
 
 def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
