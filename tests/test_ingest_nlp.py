@@ -553,3 +553,16 @@ def test_outcomes_by_result_permissions_oughts_and_hgvs_variants(nlp):
              "Then whole-breast RT."]
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3), note_day=date(2023, 6, 27))
     assert [m.assertion for m in rows[2] if m.kind == "Procedure"] == ["planned"]
+
+
+def test_report_layouts_dot_leaders_table_cells_and_combined_positive_scores(nlp):
+    assert [v for _, k, _, v in _one(nlp, "Estrogen receptor ........ POSITIVE, 90% (strong)") if k == "Biomarker"] \
+        == ["ER=positive"]
+    # a table's next cell is another column: "1.2% unstable loci" is not MSI-high
+    got = _one(nlp, "| MSI                | stable (MSS)                  | 1.2% unstable loci |")
+    assert [v for _, k, _, v in got if k == "Biomarker"] == ["MSI=stable"]
+    got = _one(nlp, "NEGATIVE for reportable alterations in: ALK, ROS1, RET and NTRK1-3.")
+    assert {v for _, k, _, v in got if k == "Biomarker"} == {"ALK=negative", "ROS1=negative", "RET=negative",
+                                                              "NTRK=negative"}
+    [[m]] = extract_mentions(nlp, ["PD-L1 22C3 CPS 15."], [None])
+    assert m.value == "PD-L1=positive" and m.detail.get("cps") == 15.0  # a score, not a percent of cells

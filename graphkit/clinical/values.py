@@ -329,8 +329,11 @@ _TOKEN = re.compile(
     # HGVS as a report writes it: c.35G>T, p.(Gly12Val), p.G12V
     r"(?-i:c\.\d+(?:[+-]\d+)?[ACGT]>[ACGT]|p\.\(?(?:[A-Z][a-z]{2}\d{1,4}(?:[A-Z][a-z]{2}|fs|\*)|[A-Z]\d{1,4}[A-Z*])\)?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
+    # a combined positive score is a count, not a percent: "PD-L1 22C3 CPS 15", "CPS >=10"
+    r"|(?P<cps>\bCPS\s*(?:score\s*)?(?:of\s*)?[:=]?\s*(?:>=|<=|[<>≥≤])?\s*\d{1,3}(?:\.\d+)?(?!\d|\.\d|\s*%))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
-    r"|(?P<prefix>(?:negative|positive)\s+for|no\s+(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    r"|(?P<prefix>(?:negative|positive)\s+for(?:\s+(?:any\s+)?(?:(?:reportable|pathogenic|clinically\s+significant)\s+)?"
+    r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
     r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no\s+known|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?|variants?|(?:likely\s+)?pathogenic|reportable|"
     r"clinically\s+significant)\b))(?=\s|$|[,.;)])"
     r"|(?P<status>"
@@ -346,7 +349,7 @@ _TOKEN = re.compile(
     r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
     r"equivocal|indeterminate|borderline|"
     r"\(\s*[+\-−]\s*\)|(?<!\s)\+{1,3}|\+{1,3}(?!\s+(?-i:[a-z]))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
-    r"|(?P<sep>/|,|;|\band\b|\bor\b|&|\.(?:\s|$)|:|\bwith\b|\bbut\b)",
+    r"|(?P<sep>/|,|;|\band\b|\bor\b|&|(?<!\.)\.(?:\s|$)|:|\bwith\b|\bbut\b|\|)",
     re.I)
 _DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)\)|"
                            r"\(codons?\s[\d,\s/and]{1,40}\)", re.I)
@@ -355,7 +358,9 @@ _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
                      r"attempted|[-–—:]|ex(?:on)?\s?\d{1,2}|"
-                     r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+)+$", re.I)
+                     r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+|"
+                     # a report's dot leaders and table cells: "Estrogen receptor ........ POSITIVE", "| KRAS | mutated"
+                     r"\.{2,}|4B5|SP\d+|EP\d+|1E2|6F11|D5F3)+$", re.I)
 #: a marker naming a drug class ("HER2-directed therapy", "no EGFR TKI", "without HER2 blockade"), not a result
 _DRUG_CLASS_AFTER = re.compile(r"\s*[-‐]?\s*(?:directed|targeted|targeting|blockade|therap(?:y|ies)|inhibitors?|"
                                r"TKIs?|agents?|antibod(?:y|ies)|based|drugs?)\b", re.I)
@@ -398,6 +403,10 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
     ratio = next((float(re.search(r"\d+(?:\.\d+)?", t.split("atio")[-1]).group()) for k, t in ev if k == "ratio"), None)
     ihc = next((re.search(r"[0-3]", t).group() for k, t in ev if k == "ihc"), None)
     variants = [t for k, t in ev if k == "variant"]
+    cps = next((float(re.findall(r"\d+(?:\.\d+)?", t)[-1]) for k, t in ev if k == "cps"), None)
+    if marker == "PD-L1" and cps is not None and pct is None:
+        detail["cps"] = cps  # CPS >= 1 is PD-L1 positive (>= 10 the threshold some indications use)
+        return ("positive" if cps >= 1 else "negative"), detail, flags
     if pct is not None:
         detail["percent" if marker != "PD-L1" else "tps"] = pct
         if pct > 100:
@@ -625,8 +634,8 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 continue
             if kk == "sep":
                 sep = kt.strip().lower()
-                if sep in (".", ";") or sep in ("but", "with") and ev:
-                    break
+                if sep in (".", ";") or sep in ("but", "with", "|") and ev:
+                    break  # a table's next cell ("| stable (MSS) | 1.2% unstable loci |") is another column
                 if sep in (",", "/") and ev and not _continues(tokens, k + 1, n, text):
                     break
                 last = ke
@@ -707,7 +716,7 @@ def _continues(tokens, k, n, text: str = "") -> bool:
     if k < n and tokens[k][0] == "status" and tokens[k][3].strip().lower() in ("high", "low") \
             and _NOT_MARKER_LEVEL.match(text, tokens[k][2]):
         return False
-    return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps")
+    return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps", "cps")
 
 
 def marker_satisfies(required: str, observed: str) -> bool | None:
