@@ -101,3 +101,10 @@ def test_a_problem_oriented_hospital_course_keeps_its_hash_entries():
     assert [s.name for s in secs] == ["Hospital Course", "Plan"]  # "# AKI: Cr 1.9" is no header
     course = [text[s.start:s.end] for s in split_sentences(text, secs[0].start, secs[0].end)]
     assert course[0].startswith("Hypercalcemia: presented") and course[-1] == "AKI: Cr 1.9, prerenal."
+
+
+def test_a_marker_label_opens_a_result_line_not_a_section():
+    from ingest.text.sections import split_sections
+
+    text = "MOLECULAR REPORT\nKRAS: c.35G>T p.(Gly12Val) - DETECTED\nBRAF: V600E not detected\nPLAN: restage\n"
+    assert [s.name for s in split_sections(text)] == ["Unlabeled", "Plan"]

@@ -308,6 +308,15 @@ _MARKER_NAMES = [
     ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
 ]
+_MARKER_LEAD = re.compile("^(?:" + "|".join(f"(?:{pat})" for _, pat in _MARKER_NAMES) + r")(?![A-Za-z0-9])", re.I)
+
+
+def names_marker(label: str) -> bool:
+    """Does a line's label name a biomarker ("KRAS:", "HER2 (ERBB2):", "Estrogen receptor:")? Such a label
+    is the first half of a result line, not a section header."""
+    return bool(_MARKER_LEAD.match(label.strip()))
+
+
 # "no EGFR status yet", "No MSI PCR either": the test is what is missing, not a negative result
 _NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:(?:\w+\s+){0,2}?(?:status|results?|testing|data|report|"
                         r"pcr|ihc|tests?|assays?|analysis|ngs|sequencing|panel|done|performed|available)\b|yet\b)",

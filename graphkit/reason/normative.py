@@ -336,9 +336,12 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
                 waits_for and k >= last_done):
             item.status = "overdue"
             prev_ok = False
-        elif k < last_done and not (item.overdue_since and at <= dt.date.fromisoformat(item.overdue_since)):
-            # (a step whose own window is still open is not missed because a later one came first:
-            # "add bevacizumab from C3" while restaging was already done)
+        elif k < last_done and not (item.overdue_since and at <= dt.date.fromisoformat(item.overdue_since)
+                                    and not any(spec.step(s).kind == "Treatment" for s in observable[k + 1:]
+                                                if s in matches)):
+            # (a step whose own window is still open is not missed because a later assessment came first:
+            # "add bevacizumab from C3" while restaging was already done; a later treatment given instead
+            # — endocrine therapy begun, radiotherapy never booked — does make it missed)
             later = [matches[s].date for s in observable[k + 1:] if s in matches and matches[s].date]
             item.status, item.date = "missing", (min(later).isoformat() if later else None)
             prev_ok = False

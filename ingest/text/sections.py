@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphkit.clinical.values import names_marker
+
 # a Markdown header is a title alone on its line; "# Hypercalcemia: presented with confusion." is a
 # problem-oriented hospital course entry, not a header
 _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n:.;]{2,80}?)[ \t]*:?[ \t]*$", re.M)
@@ -85,6 +87,8 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
     for m in _COLON.finditer(text):
         name = m.group("name")
         # "Name:" lines count as headers only when the name is known or written as a header (caps)
+        if names_marker(name):
+            continue  # "KRAS: c.35G>T ... DETECTED", "ER: 90%": a result line, not a header
         if canonical_name(name) or name.isupper():
             found.append((m.start(), m.end(), name))
         elif name.split()[0].lower() not in _RELATIVES:
