@@ -107,4 +107,4 @@ def test_a_marker_label_opens_a_result_line_not_a_section():
     from ingest.text.sections import split_sections
 
     text = "MOLECULAR REPORT\nKRAS: c.35G>T p.(Gly12Val) - DETECTED\nBRAF: V600E not detected\nPLAN: restage\n"
-    assert [s.name for s in split_sections(text)] == ["Unlabeled", "Plan"]
+    assert [s.name for s in split_sections(text)] == ["MOLECULAR REPORT", "Plan"]
