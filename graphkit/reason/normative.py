@@ -298,6 +298,7 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
         if st.kind in IMPLIED_KINDS:
             continue
         k = observable.index(sid)
+        done_after = [s for s in observable[k + 1:] if s in matches]  # later steps of the path already done
         item = CareItem(sid, spec.uid(sid), st.name, "not-yet-due", st.kind, st.category, position=pos,
                         evidence_level=st.evidence_level, evidence_source=st.evidence_source)
         reasons = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, done_ids))]
@@ -326,7 +327,7 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
             late = item.overdue_since and at > dt.date.fromisoformat(item.overdue_since)
             # later care went ahead weeks ago without the result ("MMR never done; requested today", after the
             # resection): the test was missed, not merely awaited
-            went_on = [matches[s].date for s in observable[k + 1:] if s in matches and matches[s].date]
+            went_on = [matches[s].date for s in done_after if matches[s].date]
             missed = k < last_done and went_on and at - min(went_on) > dt.timedelta(days=PENDING_GRACE_DAYS)
             item.status, item.reason = ("overdue", "results still pending past the window") if late else \
                 ("missing", "results still pending weeks after later care went ahead without them") if missed else \
@@ -337,12 +338,11 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
             item.status = "overdue"
             prev_ok = False
         elif k < last_done and not (item.overdue_since and at <= dt.date.fromisoformat(item.overdue_since)
-                                    and not any(spec.step(s).kind == "Treatment" for s in observable[k + 1:]
-                                                if s in matches)):
+                                    and not any(spec.step(s).kind == "Treatment" for s in done_after)):
             # (a step whose own window is still open is not missed because a later assessment came first:
             # "add bevacizumab from C3" while restaging was already done; a later treatment given instead
             # — endocrine therapy begun, radiotherapy never booked — does make it missed)
-            later = [matches[s].date for s in observable[k + 1:] if s in matches and matches[s].date]
+            later = [matches[s].date for s in done_after if matches[s].date]
             item.status, item.date = "missing", (min(later).isoformat() if later else None)
             prev_ok = False
         elif prev_ok and not (item.due_from and at < dt.date.fromisoformat(item.due_from)):
@@ -491,6 +491,7 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
 
     treated = {f.id: f.codes[0] for f in state.facts if f.codes and is_cancer_treatment(f.kind, f.codes, f.ancestors)}
     by_id = {p.id: p for p in paths}
+    bypassed = {v.path: otherwise_taken(spec, by_id[v.path], state) for v in verdicts}
 
     def rank(pv: PathVerdict):
         """More steps done and fewer of the patient's cancer treatments left unexplained, then fewer
@@ -506,8 +507,6 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         unexplained = set(treated.values()) - {treated[f] for f in used if f in treated}
         defined = sum(1 for sid in matches if spec.step(sid).requires)
         return (-(n_done - len(unexplained)), bypassed[pv.path], n_bad, -defined)
-
-    bypassed = {v.path: otherwise_taken(spec, by_id[v.path], state) for v in verdicts}
 
     best = min(rank(v) for v in verdicts)
     path_matches = {v.path: per_path[v.path][0] for v in verdicts}
