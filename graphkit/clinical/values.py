@@ -308,13 +308,11 @@ _MARKER_NAMES = [
     ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
 ]
-_MARKER_LEAD = re.compile("^(?:" + "|".join(f"(?:{pat})" for _, pat in _MARKER_NAMES) + r")(?![A-Za-z0-9])", re.I)
-
-
 def names_marker(label: str) -> bool:
     """Does a line's label name a biomarker ("KRAS:", "HER2 (ERBB2):", "Estrogen receptor:")? Such a label
-    is the first half of a result line, not a section header."""
-    return bool(_MARKER_LEAD.match(label.strip()))
+    is the first half of a result line, not a section header. (The reader's own token pattern.)"""
+    m = _TOKEN.match(label.strip())
+    return bool(m and m.lastgroup and m.lastgroup.startswith("M_"))
 
 
 # "no EGFR status yet", "No MSI PCR either": the test is what is missing, not a negative result

@@ -234,13 +234,14 @@ def dated_otherwise(claim: str, source: str) -> bool:
         return False
     day = date.fromisoformat(m.group(1))
     slack = timedelta(days=DATE_SLACK_DAYS)
-    spans = list(when.periods(source, when.day_first([source])))
+    dmy = when.day_first([source])
+    spans = list(when.periods(source, dmy))
     if not spans or any(a - slack <= day <= b + slack for a, b in spans):
         return False
     point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim)
     # a course written as a period that began after the claim's day did not run from it ("Concurrent CRT
     # ..., 11/11/2024 - 12/20/2024" for "CRT (documented) from 2024-10-29")
-    late_start = any(a - slack > day for a, _ in when.ranges(source, when.day_first([source])))
+    late_start = any(a - slack > day for a, _ in when.ranges(source, dmy))
     return point or late_start or any(b + slack < day for _, b in spans)
 
 

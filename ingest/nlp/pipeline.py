@@ -586,9 +586,12 @@ def _lead_plan(text: str, mentions: list[Mention]) -> list[Mention]:
     sentence that opens with a recommendation is one, to its end (a word-counted cue scope stops
     short of a long regimen). Care with no cue of its own becomes planned. Pure."""
     lead = _LEAD_PLAN.match(text)
-    if not lead:
-        return mentions
-    return [replace(m, assertion="planned", cue=lead.group().strip())
+    return _plan_uncued(mentions, lead.group().strip()) if lead else mentions
+
+
+def _plan_uncued(mentions: list[Mention], cue: str) -> list[Mention]:
+    """Care and tests that are present with no cue of their own, planned by ``cue``. Pure."""
+    return [replace(m, assertion="planned", cue=cue)
             if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None else m for m in mentions]
 
 
@@ -697,8 +700,7 @@ def _continued_plan(text: str, row: list[Mention], previous: list[Mention]) -> l
     mentions of the last few sentences); its care with no cue of its own is planned too. Pure. O(mentions)."""
     if not _THEN_LEAD.match(text) or not any(m.kind in PLANNED_KINDS and m.assertion == "planned" for m in previous):
         return row
-    return [replace(m, assertion="planned", cue="then (the plan before)")
-            if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None else m for m in row]
+    return _plan_uncued(row, "then (the plan before)")
 
 
 def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
@@ -709,7 +711,7 @@ def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
     if when.has_date(text):
         return row
     start, end = period
-    day = note_day.date() if hasattr(note_day, "date") else note_day
+    day = when.as_day(note_day)
     over = day is not None and end < day
     return [replace(m, assertion="historical" if over else m.assertion,
                     cue=f"course {start.isoformat()} to {end.isoformat()}" if over and m.cue is None else m.cue,
@@ -734,7 +736,7 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
             # "* 04/2024 lap sigmoid colectomy", "10/15/24-01/07/25: weekly paclitaxel": a line dated before
             # the note tells an operation (one date) or a course (a period) that is over
             lead = when.leading_date(text[:m.start], day_first)
-            day = note_day.date() if hasattr(note_day, "date") else note_day
+            day = when.as_day(note_day)
             if lead and lead[0] < day and (lead[1] or m.kind == "Procedure") and \
                     not _CLAUSE_BREAK.search(text[:m.start]):
                 over = lead[0]
@@ -779,7 +781,7 @@ def past_cancer(text: str, row: list[Mention], note_day, day_first: bool = False
     (a cancer named "s/p" its surgery is historical too, but may be the current one). Pure. O(mentions)."""
     if note_day is None or not any(m.kind == "Cancer" and m.assertion == "present" for m in row):
         return row
-    day = note_day.date() if hasattr(note_day, "date") else note_day
+    day = when.as_day(note_day)
     care = [m for m in row if m.kind in when.KINDS and m.assertion not in ("negated", "family", "possible")]
     active = any(m.assertion != "historical" or m.detail.get("status") in ("ongoing", "started") for m in care) or any(
         m.kind in ("Problem", "Cancer") and m.assertion == "present" and

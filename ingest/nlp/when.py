@@ -195,10 +195,15 @@ def has_date(text: str) -> bool:
     return bool(_DATED.search(text) or _DAY_RX.search(text))
 
 
+def as_day(note_day: date | datetime) -> date:
+    """The day of a note's time (a datetime's date; a date as it is)."""
+    return note_day.date() if isinstance(note_day, datetime) else note_day
+
+
 def _clause_dates(text: str, end: int, note_day: date | datetime):
     """(the note's day, the first "until"/"completed"/later-cycle date, the first date) of the clause
     right after a mention ending at ``end``. O(WINDOW)."""
-    day = note_day.date() if isinstance(note_day, datetime) else note_day
+    day = as_day(note_day)
     after = text[end:end + WINDOW]
     stop = _CLAUSE_END.search(after)
     after = _with_range_years(after[:stop.start()] if stop else after)
