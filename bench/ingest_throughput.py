@@ -19,8 +19,10 @@ starts with a fresh prefix ``bench-ingest-<time>-<pid>-``.
 
 Timed region: exactly one ``ingest_paths(store, [folder], fmt="text", nlp=nlp)`` call — reading the
 manifest and files, normalizing, sections, sentences, NLP (target matcher + ConText), lexicon
-linking, building the graph rows and every Neo4j write (batches of 64 notes, one transaction each,
-then the per-patient NEXT chains). NOT timed: building the spaCy/medspaCy pipeline (reported as
+linking (in ``ingest.job.default_workers()`` forked processes — 1 on a 2-core machine — beside the
+reading and writing process; stage seconds are summed over processes, so they overlap), building
+the graph rows and every Neo4j write (batches of 64 notes, one transaction each, then the
+per-patient NEXT chains). NOT timed: building the spaCy/medspaCy pipeline (reported as
 ``pipeline_build_s``), applying the schema, the clean-up, and a warm-up run on ``--warmup-notes``
 notes (default 64 = one full write batch) under another prefix, removed before the timed run. The
 warm-up matters: right after a server start the JVM has not compiled the write path and no query
@@ -68,7 +70,7 @@ from _common import emit, log
 from write_throughput import ensure_server
 
 from graphkit.store import GraphStore
-from ingest.job import ingest_paths
+from ingest.job import default_workers, ingest_paths
 from ingest.nlp import build_pipeline
 
 ACI_TRAIN = Path("/work/shared/data/aci-bench/train.csv")
@@ -216,7 +218,7 @@ def main() -> int:
         "tokens_per_note": round(sum(tokens) / len(tokens)),
         "seconds": round(seconds, 2),
         "pipeline_build_s": round(build_s, 2),
-        "cpus": cpus,
+        "cpus": cpus, "nlp_workers": default_workers(),
         "patients": report.patients,
         "encounters": report.encounters,
         "events_from_notes": report.events_from_notes,

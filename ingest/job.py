@@ -9,11 +9,14 @@ quarantine file with their reason; everything else goes through. Note text never
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,6 +131,41 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     return graphs
 
 
+_WORKER_NLP = None  # the pipeline of a forked NLP worker process (set by _adopt_pipeline)
+
+
+def default_workers() -> int:
+    """NLP worker processes for ``ingest_paths``: one core per worker beside the process that reads and
+    writes (and the Neo4j server), at most 4 (each holds its own copy-on-write pipeline, ~1 GB);
+    0 (NLP in-process) on one core or where ``fork`` is unavailable (the pipeline is inherited, not
+    rebuilt or pickled)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    return max(0, min(4, (os.cpu_count() or 1) - 1))
+
+
+def _adopt_pipeline(nlp) -> None:
+    global _WORKER_NLP
+    _WORKER_NLP = nlp
+
+
+def _process_in_worker(notes: list[Note], encounter_start: dict) -> tuple[list, dict[str, float]]:
+    """``process_notes`` in a forked worker, with its text and nlp seconds (the parent's clock is not here)."""
+    seconds = {"text": 0.0, "nlp": 0.0}
+
+    class _Stage:
+        def __init__(self, name):
+            self.name = name
+
+        def __enter__(self):
+            self.t = time.perf_counter()
+
+        def __exit__(self, *exc):
+            seconds[self.name] += time.perf_counter() - self.t
+
+    return process_notes(_WORKER_NLP, notes, encounter_start, _Stage), seconds
+
+
 def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str, concepts: bool = True) -> dict[str, str]:
     """Write a batch of processed notes in the caller's transaction: lock them, skip the ones another
     job stored meanwhile, replace changed ones, and mark their patients for relinking. With
@@ -206,8 +244,12 @@ def relink_marked(store: GraphStore, chunk: int = 25) -> int:
 def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = None,
                  quarantine_path: Path | None = None, batch_notes: int = 64,
                  max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES, nlp=None,
-                 progress: Progress | None = None) -> IngestReport:
-    """Run the whole pipeline over ``paths``. O(total text)."""
+                 progress: Progress | None = None, workers: int | None = None) -> IngestReport:
+    """Run the whole pipeline over ``paths``. O(total text).
+
+    ``workers`` NLP processes (default ``default_workers()``; 0 = NLP in this process) take batches
+    while this process reads the next ones and a writer thread stores the finished ones; batches are
+    still written, one transaction each, in reading order, so a crash leaves whole batches."""
     from ingest.nlp import build_pipeline
 
     quarantine_path = Path(quarantine_path) if quarantine_path else default_quarantine()
@@ -267,16 +309,30 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
                 report.flagged_notes += bool(cats)
         tick("notes", len(done_batch))
 
-    # One writer thread: batch k is written while batch k+1 goes through NLP (the server and the
-    # driver's socket waits run beside the Python NLP). At most one batch is in flight and batches
+    # One writer thread: batch k is written while later batches go through NLP (the server and the
+    # driver's socket waits run beside the NLP). At most one batch is being written and batches
     # commit in reading order, so after a crash the stored notes are still whole batches.
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphkit-writer")
     in_flight: list = []  # [(future, batch, todo, graphs)], at most one
+    workers = default_workers() if workers is None else workers
+    # NLP in forked processes: the pipeline is inherited (initargs are not pickled under fork). Forked
+    # here, before the writer thread exists, so no other thread of ours holds a lock at the fork.
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_adopt_pipeline, initargs=(nlp,)) if workers else None
+    waiting: deque = deque()  # [(nlp future, batch, todo, context)], in reading order
 
     def settle() -> None:
         while in_flight:
             future, done_batch, todo, graphs = in_flight.pop()
             account(done_batch, todo, graphs, future.result())
+
+    def write_oldest() -> None:
+        future, done_batch, todo, context = waiting.popleft()
+        graphs, seconds = future.result()
+        for stage, spent in seconds.items():
+            report.stage_seconds[stage] += spent
+        settle()
+        in_flight.append((writer.submit(write_batch, context, todo, graphs), done_batch, todo, graphs))
 
     def flush_notes():
         if not batch:
@@ -286,10 +342,16 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
             stored = {r["id"]: (r["sha256"], r["pipeline"])
                       for r in store.read("ingest.note_hashes", ids=[n.id for n in batch])}
         todo = [n for n in batch if stored.get(n.id) != (note_sha(n), fingerprint)]
-        graphs = process_notes(nlp, todo, {n.encounter: encounters[n.encounter].start for n in todo}, clock)
-        settle()
-        in_flight.append((writer.submit(write_batch, context, todo, graphs), list(batch), todo, graphs))
+        starts = {n.encounter: encounters[n.encounter].start for n in todo}
+        if pool and todo:
+            future = pool.submit(_process_in_worker, todo, starts)
+        else:
+            future = Future()
+            future.set_result((process_notes(nlp, todo, starts, clock), {}))
+        waiting.append((future, list(batch), todo, context))
         batch.clear()
+        while len(waiting) > workers:  # keep every worker busy, write the oldest finished batch
+            write_oldest()
 
     records = iter(read_paths(paths, fmt, max_note_bytes))
     # The writer thread needs the GIL for a moment after each socket wait; at the default 5 ms switch
@@ -327,9 +389,13 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
                 if len(batch) >= batch_notes:
                     flush_notes()
         flush_notes()
+        while waiting:
+            write_oldest()
         settle()
     finally:
         writer.shutdown(wait=True, cancel_futures=True)
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
         sys.setswitchinterval(switch)
     write_context(*context_rows())
     if facts:

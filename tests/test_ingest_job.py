@@ -175,3 +175,21 @@ def test_bad_values_are_kept_flagged_and_counted_in_the_summary(store, nlp, pref
     events = {e["text"]: e for e in store.read("testing.events_of_patient", patient=f"{prefix}p")}
     stages = [e for e in events.values() if e["kind"] == "Stage"]
     assert stages and not any(e["codes"] for e in stages)  # "stage VI" kept as text, never coded
+
+
+def test_nlp_in_worker_processes_writes_what_in_process_nlp_writes(store, nlp, prefix, tmp_path):
+    """The default job forks NLP workers; its graph must equal the in-process one, batch order kept."""
+    notes = {f"n{i}": (f"2024-0{i + 1}-02T10:00", "Progress", text)
+             for i, (_, _, text) in enumerate(list(NOTES.values()) * 3)}
+    graphs = []
+    for k, workers in enumerate((0, 2)):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        report = _run(store, _folder(folder, f"{prefix}w{k}", notes), folder, nlp=nlp, workers=workers,
+                      batch_notes=2)
+        assert (report.notes_written, report.quarantined) == (6, 0) and report.stage_seconds["nlp"] > 0
+        events = store.read("testing.events_of_patient", patient=f"{prefix}w{k}p")
+        graphs.append(sorted((e["id"].split(":", 1)[1], e["text"], e["assertion"], e["valid_time"],
+                              tuple(sorted(e["codes"]))) for e in events))
+        assert store.read("testing.next_chain_length", patient=f"{prefix}w{k}p")[0]["links"] == len(events) - 1
+    assert graphs[0] == graphs[1] and len(graphs[0]) >= 12

@@ -22,6 +22,8 @@ def notes(
     quarantine: Path = typer.Option(None, help="Where rejected records go (mode 0600; default "
                                                  "GRAPHKIT_HOME/quarantine/ingest.jsonl)."),
     batch_notes: int = typer.Option(64, help="Notes per transaction."),
+    workers: int = typer.Option(None, min=0, help="NLP worker processes beside the reader/writer (default: one per "
+                                                  "core but one, at most 4; 0 = NLP in the main process)."),
     max_note_bytes: int = typer.Option(1_000_000, help="Reject notes larger than this."),
     extra_ner: str = typer.Option(None, "--extra-ner", envvar="GRAPHKIT_EXTRA_NER",
                                   help="An installed spaCy NER pipeline to add (e.g. a scispaCy model); "
@@ -55,7 +57,7 @@ def notes(
         with open_store() as store:
             store.apply_schema()
             report = ingest_paths(store, paths, fmt=fmt, quarantine_path=quarantine or default_path(state.home), batch_notes=batch_notes,
-                                  max_note_bytes=max_note_bytes, nlp=nlp,
+                                  max_note_bytes=max_note_bytes, nlp=nlp, workers=workers,
                                   progress=lambda stage, n: bar.advance(tasks[stage], n))
     if as_json:
         print_json(report.as_dict())
