@@ -23,7 +23,7 @@ def _sentences(text):
 def test_normalization_keeps_a_map_to_the_original_characters():
     norm, _ = _sentences(NOTE)
     assert "[DEID]" in norm.text and "[**" not in norm.text
-    assert "History Of Present Illness:" in norm.text  # ALL-CAPS header re-cased
+    assert "HISTORY OF PRESENT ILLNESS:" in norm.text  # capitals kept (sections are found case-blind)
     assert "\n- Letrozole" in norm.text and "\r" not in norm.text and "\n\n\n" not in norm.text
     i = norm.text.index("[DEID]")
     a, b = norm.to_original(i, i + len("[DEID]"))
@@ -42,6 +42,12 @@ def test_sections_sentences_and_abbreviations():
     assert "Ms. [**Known lastname 123**] is a 54 y.o. woman seen by Dr. Smith." in originals  # no split at Ms./Dr.
     assert "Ibuprofen 400 mg p.o. prn" in originals  # one list item, one sentence
     assert "Radiation oncology." in originals and not any(o.startswith("#") for o in originals)
+
+
+def test_a_result_line_under_an_acronym_keeps_its_capitals():
+    text = "Molecular:\nKRAS G12C mutated.\nEGFR: wild-type.\nCEA: 6.2 ng/mL"
+    norm = normalize(text)
+    assert norm.text == text  # "Egfr:", "Cea:" would no longer name the gene or the test
 
 
 def test_text_before_any_header_is_unlabeled():

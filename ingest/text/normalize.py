@@ -11,7 +11,6 @@ _BULLET = re.compile(r"^[ \t]*(?:[•·▪◦*]|-(?=\s)|\d{1,2}[.)](?=\s))[ \t]*
 # runs that change: two or more blanks, or any blank other than a plain space (a lone space is kept as is)
 _HSPACE = re.compile(r"[ \t\u00a0\u2000-\u200b]{2,}|[\t\u00a0\u2000-\u200b]")
 _MANY_NL = re.compile(r"\n{3,}")
-_CAPS_HEADER = re.compile(r"^([A-Z][A-Z /&()\-]{2,60})(:)", re.M)
 DEID_TOKEN = "[DEID]"
 
 
@@ -35,7 +34,7 @@ def _apply(text: str, offsets: list[int], pattern: re.Pattern, repl) -> tuple[st
         out_off.extend(offsets[pos:m.start()])
         r = repl(m) if callable(repl) else repl
         out.append(r)
-        if len(r) == m.end() - m.start():  # same length (re-casing): character for character
+        if len(r) == m.end() - m.start():  # same length: character for character
             out_off.extend(offsets[m.start():m.end()])
         elif r:  # the replacement spans the whole original match
             out_off.extend([offsets[m.start()]] * (len(r) - 1) + [offsets[m.end() - 1]])
@@ -48,13 +47,14 @@ def _apply(text: str, offsets: list[int], pattern: re.Pattern, repl) -> tuple[st
 
 def normalize(text: str) -> NormalizedText:
     """De-identification placeholders → ``[DEID]``; bullets → ``- ``; runs of spaces → one; at most
-    one blank line; ALL-CAPS headers → Title Case. O(len(text))."""
+    one blank line. Capitals are kept: a line-opening "CEA: 6.2", "EGFR: wild-type", "MRI: no mass" is
+    a result under its acronym (which title case would unmake), and matching is case-blind for words.
+    O(len(text))."""
     t = text.replace("\r\n", "\n").replace("\r", "\n")
     # \r\n → \n shifts offsets: rebuild the map for that step explicitly
     offsets = [i for i, ch in enumerate(text) if not (ch == "\r" and text[i + 1:i + 2] == "\n")] \
         if "\r" in text else list(range(len(text)))
     offsets.append(len(text))
-    for pattern, repl in ((_DEID, DEID_TOKEN), (_BULLET, "- "), (_HSPACE, " "), (_MANY_NL, "\n\n"),
-                          (_CAPS_HEADER, lambda m: m.group(1).title() + m.group(2))):
+    for pattern, repl in ((_DEID, DEID_TOKEN), (_BULLET, "- "), (_HSPACE, " "), (_MANY_NL, "\n\n")):
         t, offsets = _apply(t, offsets, pattern, repl)
     return NormalizedText(t, tuple(offsets))
