@@ -377,6 +377,11 @@ _NEGATIVE_LIST = re.compile(
     r"(?:no\s+)?(?:alterations?|mutations?|variants?|fusions?|rearrangements?)\s+(?:not\s+)?(?:detected|identified|found)|"
     r"no\s+(?:alterations?|mutations?|variants?|fusions?|rearrangements?))(?:\s+in)?"
     r"(?:\s*/\s*(?:negative|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified))*\s*:", re.I)
+# "No EGFR, ALK, ROS1, BRAF V600E, MET ex14, RET, or KRAS G12C alterations detected": every marker of the
+# list is negative (a variant in it says which alteration was looked for, not that it was found)
+_NO_LIST = re.compile(r"(?:^|(?<=[\n.;:]))[ \t]*(?:no|negative\s+for)\s+(?P<list>[^.;\n]{3,200}?)\s+"
+                      r"(?:alterations?|mutations?|variants?|fusions?|rearrangements?)\b"
+                      r"(?:\s+(?:were\s+|was\s+)?(?:detected|identified|found|seen))?", re.I)
 #: markers whose name states their result ("MSS", "dMMR", "TNBC"): never part of a list of markers
 _SELF_STATED = re.compile(r"^(?:MSI-?[HL]|MSS|[dp]MMR|TNBC|triple[- ]negative|microsatellite[- ](?:stable|instability[- ]high))$",
                           re.I)
@@ -568,6 +573,11 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         stop = re.compile(r"\n|\.(?:\s|$)|;").search(text, lab.end())
         end = stop.start() if stop else len(text)
         listed |= {t[1] for t in tokens if t[0].startswith("M_") and lab.end() <= t[1] < end}
+    for lab in _NO_LIST.finditer(text):
+        items = [t for t in tokens if t[0].startswith("M_") and lab.start("list") <= t[1] < lab.end("list")]
+        if len(items) > 1:  # one marker ("no EGFR mutation") is read as before
+            listed |= {t[1] for t in items}
+            labels.append((lab.end("list"), lab.end()))
     i, n = 0, len(tokens)
     prefix_status: str | None = None
     prefix_word = ""
@@ -601,12 +611,15 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 j += 1  # "HER2 (ERBB2)": one marker
                 continue
             if tokens[j][0] == "variant" and j + 2 < n and _gap_ok(text, group[-1][2], tokens[j][1]) \
+                    and (prefix_status == "negative" or _list_then_negative(tokens, j)) \
                     and tokens[j + 1][0] == "sep" and tokens[j + 1][3].strip().lower() in ("/", ",", "and", "&", "or") \
                     and tokens[j + 2][0].startswith("M_"):
-                j += 1  # "no EGFR, BRAF, MET ex14, RET ... alterations": the list goes on past an item's variant
+                j += 1  # "no EGFR, BRAF, MET ex14 skipping, RET ... alterations", "KRAS, BRAF V600E, MET ex14
+                # skipping: not detected": under a negative prefix or label the list goes on past an item's
+                # variant (elsewhere a variant is a result: "KRAS G12D, BRAF wt")
                 continue
             if j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
-                    and tokens[j + 1][0].startswith("M_") and _gap_ok(text, group[-1][2], tokens[j][1]) \
+                    and tokens[j + 1][0].startswith("M_") and _gap_ok(text, tokens[j - 1][2], tokens[j][1]) \
                     and _gap_ok(text, tokens[j][2], tokens[j + 1][1]) \
                     and not _SELF_STATED.match(group[-1][3]) and not _SELF_STATED.match(tokens[j + 1][3]):
                 seps.append(tokens[j][3].strip().lower())
@@ -693,6 +706,22 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 findings.append(BiomarkerFinding(begin, span_end, tuple(dict.fromkeys(values)), detail, tuple(flags)))
         i = max(k, j, i + 1)
     return findings
+
+
+_NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|undetected|not\s+identified|"
+                              r"wild[- ]?type|WT|no\s+.*)$", re.I)
+
+
+def _list_then_negative(tokens, j: int) -> bool:
+    """The list that goes on from token ``j`` ends, in its clause, with ": <negative result>". O(clause)."""
+    for k in range(j, len(tokens) - 1):
+        kind, _, _, tok = tokens[k]
+        if kind == "sep" and tok.strip() in (".", ";", "|"):
+            return False
+        if kind == "sep" and tok.strip() == ":":
+            nxt = tokens[k + 1]
+            return nxt[0] == "status" and bool(_NEGATIVE_STATUS.match(nxt[3].strip()))
+    return False
 
 
 def _prefix_status(tok: str) -> str:
