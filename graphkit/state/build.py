@@ -78,13 +78,16 @@ def cancers_of(facts: list[Fact]) -> list[CancerFact]:
     for f in facts:
         if f.kind != "Cancer":
             continue
-        site = f.detail.get("site") or site_of(f.codes, f.ancestors, f.text) or fallback
+        # only a histology written without an organ takes the patient's site ("adenocarcinoma" in an EBUS
+        # report); a disease term of another organ ("prostate adenocarcinoma", "prostate ca") keeps its own
+        bare = bool(f.detail.get("histology")) and not f.detail.get("organ")
+        site = f.detail.get("site") or site_of(f.codes, f.ancestors, f.text) or (fallback if bare else None)
         groups[site or (f.codes[0] if f.codes else f.text.lower())].append(f)
     out = []
     for key, fs in groups.items():
         best = max(fs, key=lambda f: (len(f.ancestors), "suspect" not in f.text.lower(), f.date or dt.date.min))
         own_site = best.detail.get("site") or site_of(best.codes, best.ancestors, best.text)
-        site = own_site or fallback
+        site = own_site or (fallback if key == fallback else None)
         hist = next((f.detail.get("histology") for f in fs if f.detail.get("histology")), None)
         dates = [f.date for f in fs if f.date]
         # "lung malignancy" on the CT, "small cell carcinoma" on the biopsy: one cancer, named by its

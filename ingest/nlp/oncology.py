@@ -277,6 +277,11 @@ _MET_SITE_RX = "|".join(f"(?P<m_{k.replace(' ', '_')}>{p})" for k, (p, _) in MET
 _METASTASIS = re.compile(
     rf"(?<![A-Za-z])(?:(?:{_MET_SITE_RX})\s+(?:{_MET_WORD})|(?:{_MET_WORD})\s+(?:to|in|involving)\s+(?:the\s+)?"
     rf"(?:{_MET_SITE_RX.replace('?P<m_', '?P<n_')})|(?P<bare>(?:distant\s+)?metastatic\s+disease|"
+    # "LYMPH NODE: metastatic carcinoma in 1/1", "negative for metastatic adenocarcinoma": a deposit named by
+    # its histology alone is a metastasis ("metastatic NSCLC", "... carcinoma of the breast", "..., consistent with
+    # colorectal origin" name the cancer)
+    rf"metastatic\s+(?:(?:poorly|moderately|well)[\s-]differentiated\s+)?"
+    rf"(?:adeno|squamous\s+cell\s+|small\s+cell\s+|ductal\s+|lobular\s+|urothelial\s+)?carcinoma(?!\s+(?:of|from)\b|[^.;\n]{{0,40}}\b(?:origin|primary)\b)|"
     rf"distant\s+(?:metastas[ie]s|mets|disease)|metastases|metastasis|carcinomatosis))(?![A-Za-z])", re.I)
 
 
@@ -289,7 +294,8 @@ class MetastasisFinding:
 
 
 def find_metastases(text: str) -> list[MetastasisFinding]:
-    """"liver metastases", "mets to the brain", "metastatic disease": secondary neoplasms with their ICD-10-CM
+    """"liver metastases", "mets to the brain", "metastatic disease", "metastatic carcinoma" (a deposit):
+    secondary neoplasms with their ICD-10-CM
     code by site (C79.9 when no site is written). O(len(text))."""
     out = []
     for m in _METASTASIS.finditer(text):

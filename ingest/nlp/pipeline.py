@@ -27,6 +27,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
@@ -179,6 +180,7 @@ class Found:
 
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
 _MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis", re.I)
+_HISTOLOGY_DEPOSIT = re.compile(r"carcinoma\s*$", re.I)  # a metastasis named by its histology
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
                     r"has not|have not|did not|didn't", re.I)
@@ -287,15 +289,27 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
         found.append(Found(m.start, m.end, "Problem", _metastasis_concepts(m.icd), (), {"metastasis": m.site or "unspecified"},
                            (), 0))
     special = [(f.start, f.end) for f in found]
+    # "pleural fluid: METASTATIC ADENOCARCINOMA": a deposit, and the one tissue proof of the cancer too
+    deposits = [(f.start, f.end) for f in found if f.kind == "Problem" and _HISTOLOGY_DEPOSIT.search(text[f.start:f.end])]
     described = [Found(d.start, d.end, "Problem", (), priority=60) for d in find_described_problems(text)]
     for c in oncology.find_cancers(text):
+        inside = next(((a, b) for a, b in deposits if a <= c.start and c.end <= b), None)
+        if inside:
+            site = c.site or oncology.HISTOLOGY[c.histology][2]
+            also.append(Found(inside[0], inside[1], "Cancer", _cancer_concepts(c.histology, site, lexicon, c.site_text)
+                              if site else (), (), {"histology": c.histology, "site": c.site}, (), 1))
+            continue
         if any(a < c.end and c.start < b for a, b in special) or names_institution(text, c.end):
             continue
         # a histology without a site is coded per note (resolve_note), from the note's cancer site
         site = c.site or oncology.HISTOLOGY[c.histology][2]
         generic = c.histology in ("cancer",) and site is None  # "cancer", "malignancy": DOID:162 as written
         concepts = _cancer_concepts(c.histology, site, lexicon, c.site_text) if site or generic else ()
-        found.append(Found(c.start, c.end, "Cancer", concepts, (), {"histology": c.histology, "site": c.site}, (), 1))
+        # an organ named that no guideline site covers ("prostate ca"): kept, so that the patient's other
+        # cancer never takes this one's place
+        organ = {"organ": c.site_text.lower()} if c.site_text and not c.site else {}
+        found.append(Found(c.start, c.end, "Cancer", concepts, (), {"histology": c.histology, "site": c.site, **organ},
+                           (), 1))
     all_terms = lexicon.find(text)
     # a cancer term that holds a stage statement ("Non-small cell carcinoma of lung, TNM stage 1") stays
     # beside it: both facts are in the text
@@ -627,7 +641,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     never = {c.code for ms in mentions for m in ms
              if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
              for c in m.concepts[:1]}
-    dmy = when.day_first(texts)
+    dmy = when.day_first(texts, note_day.date() if isinstance(note_day, datetime) else note_day)
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
@@ -682,6 +696,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
         out.append(for_cancer(same_course(appositions(text, row))))
     out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
            for i, (t, row) in enumerate(zip(texts, out))]
+    out = [_scheduled_next(t, row, texts[i + 1]) if i + 1 < len(texts) else row
+           for i, (t, row) in enumerate(zip(texts, out))]
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
     # line's course is the cycle line's
     out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
@@ -701,6 +717,21 @@ def _continued_plan(text: str, row: list[Mention], previous: list[Mention]) -> l
     if not _THEN_LEAD.match(text) or not any(m.kind in PLANNED_KINDS and m.assertion == "planned" for m in previous):
         return row
     return _plan_uncued(row, "then (the plan before)")
+
+
+_TOPIC_LINE = re.compile(r"^\W*[A-Za-z][\w /&-]{0,30}:\s")
+_SCHEDULED_LEAD = re.compile(r"^\W*(?:(?:originally|initially|now|currently|provisionally|tentatively)\s+)?"
+                             r"(?:(?:is|was|has\s+been)\s+)?(?:listed|booked|scheduled|planned|wait-?listed|"
+                             r"set)\s+(?:for|on)\b", re.I)
+
+
+def _scheduled_next(text: str, row: list[Mention], following: str) -> list[Mention]:
+    """"Surgery: laparoscopic LAR + TME." / "Originally listed for 05/06 - cancelled; new date 01/07.": a
+    topic line that only names its care takes its status from the next sentence when that one opens
+    by scheduling it; its care with no cue of its own is planned. Pure. O(mentions)."""
+    if not _TOPIC_LINE.match(text) or not _SCHEDULED_LEAD.match(following):
+        return row
+    return _plan_uncued(row, "scheduled (the next sentence)")
 
 
 def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:

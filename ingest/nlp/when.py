@@ -47,6 +47,7 @@ KINDS = ("Procedure", "Medication")
 
 
 _NUMERIC_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
+_NUMERIC_DATE = re.compile(r"(?<![\d/])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])")
 
 
 # "3 Mar - 9 Apr 2025", "Mar 3 - Apr 9, 2025", "24 Jun to 1 Aug 2024": a range's first day takes its year from
@@ -72,11 +73,26 @@ def _with_range_years(text: str) -> str:
     return _YEARLESS_RANGE.sub(fill, text)
 
 
-def day_first(texts: list[str]) -> bool:
-    """Does a note write its dates day first ("29/08/2024")? True when some numeric date can only be
-    read day-first and none only month-first: the note's own convention, not a guess per date. O(text)."""
+def date_order(texts: list[str]) -> bool | None:
+    """How the texts write numeric dates: True day first ("29/08/2024"), False month first ("08/29/2024"),
+    None when no date decides (every one could be either, or they disagree). O(text)."""
     firsts = [(int(a), int(b)) for t in texts for a, b in _NUMERIC_DAY.findall(t)]
-    return any(a > 12 >= b for a, b in firsts) and not any(b > 12 >= a for a, b in firsts)
+    dm, md = any(a > 12 >= b for a, b in firsts), any(b > 12 >= a for a, b in firsts)
+    return dm if dm != md else None
+
+
+def day_first(texts: list[str], near: date | None = None) -> bool:
+    """Does a note write its dates day first? Its own convention when some numeric date can only be read
+    one way. When none decides and ``near`` (the note's day) is given, the reading that puts the note's
+    ambiguous dates nearer to it in all ("03/06/2025" in a note of 10 June 2025: 3 June, not 6 March —
+    notes mostly speak of recent care); a tie reads month first. O(text)."""
+    order = date_order(texts)
+    if order is not None or near is None:
+        return bool(order)
+    def distance(dmy: bool) -> int:
+        days = [exact_day(m.group(), dmy) for t in texts for m in _NUMERIC_DATE.finditer(t)]
+        return sum(abs((d - near).days) for d in days if d)
+    return distance(True) < distance(False)
 
 
 def period_end(text: str, day_first: bool = False) -> date | None:

@@ -115,7 +115,7 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
     k = 0
     order = 0
     sentence_ids: list[str] = []
-    dmy = day_first([norm.text])
+    dmy = day_first([norm.text], note.authored_at.date())  # as resolve_note reads them
     for sec, sents in sections:
         sentence_ids += [f"{note.id}:s{sec.idx}:t{t}" for t in range(len(sents))]
     for c in leaf_chunks(chunk_sections(sections, patient=note.patient, encounter=note.encounter, note=note.id,
