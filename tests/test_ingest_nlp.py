@@ -566,3 +566,61 @@ def test_report_layouts_dot_leaders_table_cells_and_combined_positive_scores(nlp
                                                               "NTRK=negative"}
     [[m]] = extract_mentions(nlp, ["PD-L1 22C3 CPS 15."], [None])
     assert m.value == "PD-L1=positive" and m.detail.get("cps") == 15.0  # a score, not a percent of cells
+
+
+def test_a_decision_table_names_conditions_and_options_not_results(nlp):
+    got = _one(nlp, "Therapy decision deferred until receptor status known (TNBC / HER2+: neoadjuvant systemic "
+                    "therapy; HR+/HER2-: primary breast-conserving surgery + SLNB).")
+    assert {a for _, k, a, _ in got if k in ("Biomarker", "Procedure")} == {"possible"}
+    report = _one(nlp, "ER: positive; PR: negative; HER2: 1+")  # a report's results, not a table
+    assert [a for _, k, a, _ in report if k == "Biomarker"] == ["present"] * 3
+
+
+def test_care_that_did_not_go_ahead_or_is_told_to_come(nlp):
+    got = _one(nlp, "Durvalumab C1 on 03/06/2025 did NOT go ahead - patient admitted with pneumonia.")
+    assert ("Durvalumab", "Medication", "negated", None) in got and ("pneumonia", "Problem", "present", None) in got
+    assert {a for _, k, a, _ in _one(nlp, "Pt instructed to go to ED now for CBC, blood cultures x2, CXR, UA.")
+            if k == "Test"} == {"planned"}
+    assert _one(nlp, "Surveillance CT chest q6 months x 2-3 yrs.")[0][2] == "planned"
+    assert _one(nlp, "Trastuzumab q3w continues, C9 given 1/6/25.")[0][2] == "present"  # a dosing interval
+    assert ("Osimertinib", "Medication", "negated", None) in _one(nlp, "Osimertinib not applicable (EGFR wt).")
+    assert ("segmentectomy", "Procedure", "negated", None) in _one(nlp, "FEV1 38%, prohibitive risk even for segmentectomy.")
+
+
+def test_a_status_post_is_of_the_care_not_of_a_chronic_disease_and_list_items_end_a_cue(nlp):
+    got = _one(nlp, "CAD s/p LAD stent 2019, hypothyroidism.")
+    assert ("CAD", "Problem", "present", None) in got and ("hypothyroidism", "Problem", "present", None) in got
+    items = _one(nlp, "2. Prolonged air leak, resolved 3. COPD, mild")
+    assert ("Prolonged air leak", "Problem", "historical", None) in items and ("COPD", "Problem", "present", None) in items
+
+
+def test_a_deposit_named_by_its_histology_is_a_metastasis_and_the_cancer_it_proves(nlp):
+    got = _one(nlp, "Cell block: METASTATIC ADENOCARCINOMA.")
+    assert {k for _, k, _, _ in got} == {"Problem", "Cancer"}
+    assert ("metastatic carcinoma", "Problem", "negated", None) in _one(nlp, "One lymph node, negative for metastatic carcinoma (0/1).")
+    [ms] = extract_mentions(nlp, ["Hx: prostate ca, treated."], [None])
+    assert next(m for m in ms if m.kind == "Cancer").detail.get("organ") == "prostate"  # never takes another site
+
+
+def test_marker_lists_with_variants(nlp):
+    values = lambda s: [v for _, k, _, v in _one(nlp, s) if k == "Biomarker"]  # noqa: E731
+    assert values("pT3 pN1b, MSS, KRAS G12D, BRAF wt.") == ["MSI=stable", "KRAS=mutated", "BRAF=wild-type"]
+    assert values("KRAS, BRAF V600E, MET exon 14 skipping: not detected") == ["KRAS=wild-type", "BRAF=wild-type",
+                                                                              "MET=wild-type"]
+    assert "KRAS=mutated" not in values("No EGFR, ALK, ROS1, BRAF V600E, MET ex14, RET, or KRAS G12C alterations detected.")
+
+
+def test_an_ambiguous_numeric_date_reads_the_way_that_puts_it_near_the_note():
+    from datetime import date
+
+    from ingest.nlp import when
+
+    assert when.day_first(["C1 on 03/06/2025 did not go ahead"], date(2025, 6, 10))  # 3 June, a week before
+    assert not when.day_first(["CT 03/06/2025"], date(2025, 3, 10))  # 6 March
+    assert when.day_first(["CT 20/02/2025 and 03/06/2025"], date(2025, 3, 10))  # the note's own convention decides
+
+
+def test_a_topic_line_takes_its_status_from_the_scheduling_sentence_after_it(nlp):
+    sents = ["Surgery: laparoscopic low anterior resection + TME.", "Originally listed for 05/06/2025 - cancelled."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    assert {m.assertion for m in rows[0] if m.kind == "Procedure"} == {"planned"}

@@ -18,7 +18,7 @@ import re
 
 from ingest.link.sources import Concept
 
-SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical"}
+SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical", "Comparison": "historical"}
 #: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
 PLAN_SECTIONS = {"Plan", "Assessment and Plan"}
 #: Sections that weigh choices: their treatments and tests are options unless a cue says otherwise.
@@ -168,7 +168,10 @@ def context_rules():
                         "defer", "defers", "deferring", "hold off on", "holding off on", "forgo", "forgoing",
                         "has not taken", "have not taken", "never took", "did not take", "not taking",
                         "is not taking", "never filled",
-                        "avoid", "to avoid", "prefers to avoid")]
+                        "avoid", "to avoid", "prefers to avoid",
+                        # "prohibitive risk even for segmentectomy", "unfit for surgery": judged unsuitable
+                        "prohibitive risk for", "prohibitive risk even for", "prohibitive risk of",
+                        "too high risk for", "too frail for", "unfit for", "not fit for", "medically unfit for")]
     # one rule per phrase (a second rule for the same phrase would replace the first): these negate the
     # care before them ("bevacizumab was never started") and after them ("she never started tamoxifen")
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
@@ -197,6 +200,12 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
                         "no-showed", "no showed")]
+    # "Durvalumab C1 on 03/06 did NOT go ahead - admitted with pneumonia", "re-biopsy 25.09. did not take
+    # place": the care before the words was not given, and their "not" negates nothing after them
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("did not go ahead", "didn't go ahead", "did not take place", "didn't take place",
+                        "did not happen", "didn't happen", "did not proceed", "didn't proceed",
+                        "did not occur", "was not done", "never took place", "never happened")]
     # "TME was booked 6/24/25 -- postponed at pt request": booked, then put off (care only: a "postponed
     # visit" says nothing of a disease)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=16, allowed_types=set(CARE))
@@ -209,6 +218,22 @@ def context_rules():
                               {"LOWER": {"IN": ["to", "until", "till", "for", "by", "back", "out"]}, "OP": "?"},
                               {"LOWER": {"IN": ["by", "to", "until", "for"]}, "OP": "?"},
                               {"LIKE_NUM": True}])]
+    # "Pt instructed to go to ED now for CBC, blood cultures, CXR": told to have it done, not done yet
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
+              for c in ("instructed to", "was instructed to", "advised to go", "told to go", "sent to the ED for",
+                        "sent to ED for", "directed to")]
+    # "Surveillance CT chest q6 months x 2-3 yrs", "CEA every 3 months": a schedule is care still to come
+    # (a drug's "q3w" is its dosing interval, not a plan: "Trastuzumab q3w continues")
+    rules += [ConTextRule("q<N> <unit>", "PLANNED", direction="BACKWARD", max_scope=3, allowed_types={"Test", "Procedure"},
+                          pattern=[{"LOWER": {"REGEX": r"^(?:q|every)$|^q\d+(?:-\d+)?(?:mo|mos|m|wk|wks|w|y|yr|yrs)?$"}},
+                                   {"LIKE_NUM": True, "OP": "?"}, {"TEXT": "-", "OP": "?"}, {"LIKE_NUM": True, "OP": "?"},
+                                   {"LOWER": {"IN": ["months", "month", "mo", "mos", "weeks", "week", "wk", "wks",
+                                                     "years", "year", "yr", "yrs"]}, "OP": "?"}])]
+    # "Cardiology in 4 wks with Holter", "repeat CT in 3 months": care at a time still to come
+    rules += [ConTextRule("in <N> <unit>", "PLANNED", direction="BIDIRECTIONAL", max_scope=4, allowed_types=set(CARE),
+                          pattern=[{"LOWER": "in"}, {"LIKE_NUM": True}, {"TEXT": "-", "OP": "?"}, {"LIKE_NUM": True, "OP": "?"},
+                                   {"LOWER": {"IN": ["days", "weeks", "week", "wks", "wk", "months", "month", "mo",
+                                                     "mos", "years", "year", "yrs"]}}])]
     # "3-month CT chest not attended", "did not attend her MRI": the appointment, not the care, happened
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6, allowed_types=set(CARE))
               for c in ("not attended", "was not attended", "were not attended", "did not attend", "didn't attend",
@@ -368,7 +393,8 @@ def context_rules():
                         # medspaCy's forward "is not" would take the "not" and negate nothing before it
                         "is not indicated", "are not indicated", "was not indicated", "is not needed",
                         "is not required", "is not recommended", "are not recommended", "is not appropriate",
-                        "is not necessary", "not necessary")]
+                        "is not necessary", "not necessary", "not applicable", "is not applicable",
+                        "not warranted", "is not warranted", "not an option", "is not an option")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("w/o", "w/out")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
               for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
@@ -410,9 +436,11 @@ def context_rules():
                         "needs to", "need to", "must")]
     # "who also recommended TME", and right after the care: "Adjuvant chemotherapy recommended." (not
     # "FOLFOX given as recommended")
+    # "MRI abdomen with hepatobiliary contrast recommended": back over the test's own words too
     rules += [ConTextRule("recommended", "PLANNED", direction="BIDIRECTIONAL", max_scope=8,
                           on_modifies=lambda target, modifier, between: target.start >= modifier.end or
-                          between is None or not any(t.i < modifier.start for t in between))]
+                          between is None or not any(t.i < modifier.start for t in between) or
+                          _names_more(target, modifier))]
     # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
               for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
@@ -617,6 +645,14 @@ def context_rules():
     return [with_clause_limit(r) for r in rules]
 
 
+def _names_more(target, modifier) -> bool:
+    """The words between care and a cue after it only say more of the care ("MRI abdomen with
+    hepatobiliary contrast recommended"), not "FOLFOX given as recommended": a short run of no verbs."""
+    between = target.doc[target.end:modifier.start]
+    return len(between) <= 4 and not any(t.pos_ in ("VERB", "AUX") or t.lower_ in ("as", "per", "given", "was", "were")
+                                         or t.is_punct for t in between)
+
+
 def same_clause(target, modifier, span_between) -> bool:
     """A cue written after care reaches back only within its clause: "core bx LLL; EBUS not needed"
     does not negate the biopsy. (Forward cues go on across semicolons: "Options: (1) ...; (2) ...".)"""
@@ -625,9 +661,11 @@ def same_clause(target, modifier, span_between) -> bool:
     # medspaCy's span between a target and a cue after it runs to the cue's end: the cue is not between
     between = span_between.doc[span_between.start:modifier.start] if span_between.start <= modifier.start < \
         span_between.end else span_between
-    return not (";" in between.text or _BUT_NEW_SUBJECT.search(between.text))
+    return not (";" in between.text or _BUT_NEW_SUBJECT.search(between.text) or _LIST_NUMBER.search(between.text))
 
 
+# "2. Prolonged air leak, resolved 3. COPD, mild": a problem list run into one sentence, item by item
+_LIST_NUMBER = re.compile(r"(?<![\w.,/])\d{1,2}[.)](?=\s+[A-Za-z]|\s*$)")
 # "continue zoledronic acid, but next dose deferred": after "but", a new subject takes the cue; "T-DM1
 # discussed but (it was) never ordered" keeps it
 _BUT_NEW_SUBJECT = re.compile(r"\bbut\s+(?!(?:(?:it|this|that|they|these|she|he|was|were|is|are|has|have|had|been|then|"
@@ -749,6 +787,13 @@ def episodic(concepts: tuple[Concept, ...]) -> bool:
     return any(c.system == "ICD-10-CM" and _EPISODIC.match(c.code) for c in concepts)
 
 
+_STATUS_POST = re.compile(r"^(?:s/p|status\s+post)$", re.I)  # "CAD s/p LAD stent, hypothyroidism": of the care only
+
+
+def _mod_text(ent, m) -> str:
+    return ent.doc[m.modifier_span[0]:m.modifier_span[1]].text
+
+
 def _cue(ent, mods) -> str | None:
     return " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods) or None
 
@@ -778,15 +823,20 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
                 ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _DOUBT
                 and 0 <= m.modifier_span[0] - ent.end <= 2 for m in mods):
             return "possible", cue  # "MSI-H unlikely": a guess, not a result
+        if in_decision_branch(ent):
+            return "possible", cue or "decision branch"
         if ent.doc.text[:ent.start_char].count('"') % 2 == 1 and '"' in ent.doc.text[ent.end_char:]:
             return "possible", cue  # 'older referrals list "stage IV"', 'still reads "ER+/HER2-neg"': reported
         return "present", cue
+    if (kind in CARE or kind == "Cancer") and in_decision_branch(ent):
+        return "possible", cue or "decision branch"
     if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)) and not (
             kind in CARE and _TIME_POINT.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char])):
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
-    past = [m for m in mods if m.category == "HISTORICAL" and not (kind in PLANNED_KINDS and _planned_since(ent, m, mods))]
+    past = [m for m in mods if m.category == "HISTORICAL" and not (kind in PLANNED_KINDS and _planned_since(ent, m, mods))
+            and not (kind == "Problem" and not episodic(concepts) and _STATUS_POST.match(_mod_text(ent, m)))]
     historical = ent._.is_historical and bool(past)
     weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY for m in past)
     if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not historical or weak_history):
@@ -808,6 +858,31 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+# a branch of a decision table: "(TNBC / HER2+: neoadjuvant therapy; HR+/HER2-: surgery first)",
+# "stage I -> surgery, stage III -> chemoradiation": a label, an arrow or colon, then what to do (a
+# word that is no result: "ER: positive; PR: negative" is a report, not a table)
+_BRANCH = re.compile(r"(?:^|[(;,]|\b(?:if|for)\b)\s*([^:;,()\n]{1,30}?)(\s*(?::|->|→|=>))\s*"
+                     r"(?!(?:pos|neg|equivocal|not\b|no\b|none|wild|wt\b|mut|detected|amplified|low|high|present|"
+                     r"absent|pending|unknown|n/a|[\d<>≤≥~]))(?=[A-Za-z])", re.I)
+_BRANCH_LABELS = ("Biomarker", "Stage")
+
+
+def in_decision_branch(ent) -> bool:
+    """The mention is part of a table of two or more branches whose labels are biomarker or stage
+    results ("HR+/HER2-: primary surgery"): a label is a condition the plan depends on, not the
+    patient's result, and a branch's care is an option, not a plan. O(sentence + its mentions)."""
+    sent = ent.sent if ent.sent is not None else ent.doc[:]
+    found = [m for m in _BRANCH.finditer(sent.text)]
+    labels = [(m.start(1) + sent.start_char, m.end(2) + sent.start_char) for m in found]
+    ents = [e for e in sent.ents if e.label_ in _BRANCH_LABELS]
+    branches = []
+    for k, (a, b) in enumerate(labels):
+        if any(a <= e.start_char and e.end_char <= b for e in ents):
+            end = labels[k + 1][0] if k + 1 < len(labels) else sent.end_char
+            branches.append((a, end))
+    return len(branches) >= 2 and any(a <= ent.start_char and ent.end_char <= b for a, b in branches)
 
 
 def _only_result_cues(ent, mods) -> bool:
