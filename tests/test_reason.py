@@ -408,3 +408,26 @@ def test_neoadjuvant_therapy_under_way_times_surgery_from_the_response_and_keeps
     assert status["neoadjuvant-her2-therapy"] == "done"
     assert status.get("breast-conserving-surgery") != "overdue" and status.get("mastectomy") != "overdue"
     assert "neoadjuvant-chemotherapy" not in [i.step for i in res.items if i.status == "done-not-indicated"]
+
+
+def test_restaging_after_first_line_immunotherapy_is_no_sign_the_kras_inhibitor_was_skipped():
+    spec, paths, codes = _spec("nsclc")
+    facts = [f for f in _egfr_stage_iv() if f.kind not in ("Biomarker", "Medication")] + [
+        fact(4, "Biomarker", "KRAS G12C", "2024-02-27", values=("KRAS=mutated",), detail={"alteration": "G12C"}),
+        fact(5, "Biomarker", "EGFR wt, ALK neg", "2024-02-27", values=("EGFR=wild-type", "ALK=negative", "ROS1=negative")),
+        fact(9, "Biomarker", "PD-L1 70%", "2024-02-27", values=("PD-L1=high",), detail={"tps": 70.0}),
+        fact(7, "Medication", "pembrolizumab", "2024-03-04", codes=("RxNorm|1547545",),
+             ancestors=("ATC|L01FF02", "ATC|L01FF", "ATC|L01F", "ATC|L01"))]
+    res = assess(spec, paths, build_state("p", facts, D("2024-06-01")), D("2024-06-01"), codes)
+    assert "pembrolizumab-monotherapy" in [i.step for i in res.items if i.status == "done"]
+    assert "kras-g12c-inhibitor" not in [i.step for i in res.items if i.status in ("missing", "overdue")]
+
+
+def test_a_cancer_of_another_organ_never_takes_the_patients_lung_site():
+    spec, paths, codes = _spec("nsclc")
+    facts = [fact(1, "Stage", "cT1bN0", "2025-02-01", values=("cT1bN0",), detail={"basis": "clinical", "site": "lung"}),
+             fact(2, "Cancer", "prostate ca", "2025-02-01", detail={"histology": "cancer", "site": None, "organ": "prostate"},
+                  codes=("DOID|DOID:10283",), ancestors=("DOID|DOID:162",))]
+    state = build_state("p", facts, D("2025-03-01"))
+    assert [c.site for c in state.cancers] == [None]
+    assert not assess(spec, paths, state, D("2025-03-01"), codes).applies

@@ -299,6 +299,11 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
             continue
         k = observable.index(sid)
         done_after = [s for s in observable[k + 1:] if s in matches]  # later steps of the path already done
+        # care moved past this step only by a later treatment, or by a later step that does not also follow
+        # this one's predecessor directly: restaging after first-line immunotherapy is no sign that the
+        # KRAS G12C inhibitor (pembrolizumab -> sotorasib -> restaging) was skipped
+        siblings = {e.target for e in spec.edges if pos and e.source == pv.steps[pos - 1] and e.target != sid}
+        moved_past = [s for s in done_after if spec.step(s).kind == "Treatment" or s not in siblings]
         item = CareItem(sid, spec.uid(sid), st.name, "not-yet-due", st.kind, st.category, position=pos,
                         evidence_level=st.evidence_level, evidence_source=st.evidence_source)
         reasons = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, done_ids))]
@@ -337,12 +342,12 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
                 waits_for and k >= last_done):
             item.status = "overdue"
             prev_ok = False
-        elif k < last_done and not (item.overdue_since and at <= dt.date.fromisoformat(item.overdue_since)
-                                    and not any(spec.step(s).kind == "Treatment" for s in done_after)):
+        elif moved_past and not (item.overdue_since and at <= dt.date.fromisoformat(item.overdue_since)
+                                 and not any(spec.step(s).kind == "Treatment" for s in done_after)):
             # (a step whose own window is still open is not missed because a later assessment came first:
             # "add bevacizumab from C3" while restaging was already done; a later treatment given instead
             # — endocrine therapy begun, radiotherapy never booked — does make it missed)
-            later = [matches[s].date for s in done_after if matches[s].date]
+            later = [matches[s].date for s in moved_past if matches[s].date]
             item.status, item.date = "missing", (min(later).isoformat() if later else None)
             prev_ok = False
         elif prev_ok and not (item.due_from and at < dt.date.fromisoformat(item.due_from)):
