@@ -611,12 +611,12 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 j += 1  # "HER2 (ERBB2)": one marker
                 continue
             if tokens[j][0] == "variant" and j + 2 < n and _gap_ok(text, group[-1][2], tokens[j][1]) \
-                    and (prefix_status == "negative" or _list_then_negative(tokens, j)) \
+                    and (prefix_status == "negative" or _list_then_shared(tokens, j)) \
                     and tokens[j + 1][0] == "sep" and tokens[j + 1][3].strip().lower() in ("/", ",", "and", "&", "or") \
                     and tokens[j + 2][0].startswith("M_"):
                 j += 1  # "no EGFR, BRAF, MET ex14 skipping, RET ... alterations", "KRAS, BRAF V600E, MET ex14
-                # skipping: not detected": under a negative prefix or label the list goes on past an item's
-                # variant (elsewhere a variant is a result: "KRAS G12D, BRAF wt")
+                # skipping: not detected": under a negative prefix, or before a result the list shares, the
+                # list goes on past an item's variant (elsewhere a variant is a result: "KRAS G12D, BRAF wt")
                 continue
             if j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
                     and tokens[j + 1][0].startswith("M_") and _gap_ok(text, tokens[j - 1][2], tokens[j][1]) \
@@ -712,13 +712,17 @@ _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|
                               r"wild[- ]?type|WT|no\s+.*)$", re.I)
 
 
-def _list_then_negative(tokens, j: int) -> bool:
-    """The list that goes on from token ``j`` ends, in its clause, with ": <negative result>". O(clause)."""
-    for k in range(j, len(tokens) - 1):
+def _list_then_shared(tokens, j: int) -> bool:
+    """The list that goes on from token ``j`` ends, in its clause, with a result the whole list shares:
+    ": <negative result>" ("KRAS, BRAF V600E, MET ex14: not detected") or a pending or not-tested word
+    ("BRAF V600E and MLH1 methylation testing have been sent"). O(clause)."""
+    for k in range(j, len(tokens)):
         kind, _, _, tok = tokens[k]
         if kind == "sep" and tok.strip() in (".", ";", "|"):
             return False
-        if kind == "sep" and tok.strip() == ":":
+        if kind == "status" and re.search(f"{_PENDING}|{_NOT_TESTED}", tok, re.I):
+            return True
+        if kind == "sep" and tok.strip() == ":" and k + 1 < len(tokens):
             nxt = tokens[k + 1]
             return nxt[0] == "status" and bool(_NEGATIVE_STATUS.match(nxt[3].strip()))
     return False
