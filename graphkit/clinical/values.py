@@ -126,6 +126,10 @@ def find_stages(text: str) -> list[StageFinding]:
         if not STAGE_GROUP.match(value):
             value = "invalid"
         basis_word = (m.group("basis") or "").strip().lower()
+        if basis_word.startswith(("prognostic", "anatomic")):
+            # AJCC has a clinical and a pathological prognostic stage: the word before says which
+            before = re.search(r"\b(clinical|pathologic)\w*\s*$", text[:m.start("basis")], re.I)
+            basis_word = before.group(1).lower() if before else ""
         basis = ("clinical" if basis_word.startswith(("clinical", "c")) else
                  "pathological" if basis_word.startswith(("pathologic", "p", "post")) else None)
         start = m.start("basis") + (len(m.group("basis")) - len(m.group("basis").lstrip())) if basis_word \

@@ -224,11 +224,12 @@ def later_line(step: Step, facts: list[Fact], done: dict[str, Match], by_id: dic
 
 
 def _window(step: Step, done: dict[str, Match]):
-    """The timing window that applies: the one anchored on the latest done anchor."""
+    """The timing window that applies: the one anchored on the latest done anchor (on the same day, the
+    anchor later in the pathway: chemotherapy given after the operation)."""
     best = None
     for t in step.timings:
         m = done.get(t.after)
-        if m and m.date and (best is None or m.date > best[1].date):
+        if m and m.date and (best is None or m.date >= best[1].date):
             best = (t, m)
     return best
 

@@ -200,6 +200,16 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("cancelled", "canceled", "cancelling", "canceling", "was cancelled", "was canceled",
                         "no-showed", "no showed")]
+    # "Second opinion concurred with TME", "pt agrees with the plan for surgery": a recommendation seconded
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
+              for c in ("concurred with", "concurs with", "agreed with", "agrees with", "in agreement with",
+                        "endorsed", "endorses")]
+    # "opted for mastectomy over BCS", "chose surgery in preference to SBRT": the care passed over
+    rules += [ConTextRule("over", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types=set(CARE),
+                          on_modifies=lambda target, modifier, between: bool(
+                              _CHOICE.search(target.doc.text[max(0, modifier.start_char - 60):modifier.start_char])))]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("in preference to", "instead of")]
     # "Durvalumab C1 on 03/06 did NOT go ahead - admitted with pneumonia", "re-biopsy 25.09. did not take
     # place": the care before the words was not given, and their "not" negates nothing after them
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8, allowed_types=set(CARE))
@@ -419,6 +429,7 @@ def context_rules():
                "plans for", "plan", "plan to",
                "to receive", "to undergo", "recommend", "recommending", "recommendation for",
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
+               "referral to", "referral back to", "referred back to", "refer back to", "proceed to",
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
                "will obtain", "will check", "will schedule", "to schedule", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin",
@@ -565,13 +576,17 @@ def context_rules():
               for c in ("is standard", "is the standard", "is standard of care", "are standard",
                         "is standard practice", "is generally recommended", "is usually recommended")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("standard is", "standard of care is", "the standard would be", "standard would be")]
+              for c in ("standard is", "standard of care is", "the standard would be", "standard would be",
+                        "standard of care:", "standard approach:", "standard approach is")]
     # the stage or marker a rule is written for is no finding ("adjuvant chemo is standard for stage
     # II-IIIA and not for IA", "reserved for EGFR-mutant disease")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Stage", "Biomarker"})
               for c in ("standard for", "is standard for", "is the standard for", "is standard of care for",
                         "are standard for", "is indicated for", "indicated for", "recommended for", "reserved for", "approved for",
                         "benefit in", "only for", "not for", "is for", "are for", "criteria for", "eligible if")]
+    # "triple-negative criteria not met", "HER2-positive criteria": a phenotype named as a rule's condition
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2, allowed_types={"Stage", "Biomarker"})
+              for c in ("criteria", "criterion", "testing criteria", "criteria not met", "criteria met")]
     # conditions: "UNLESS dMMR, in which case PD-1 blockade (dostarlimab) would be preferred"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6) for c in ("unless",)]
     rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None) for c in ("in which case",)]

@@ -278,10 +278,10 @@ _METASTASIS = re.compile(
     rf"(?<![A-Za-z])(?:(?:{_MET_SITE_RX})\s+(?:{_MET_WORD})|(?:{_MET_WORD})\s+(?:to|in|involving)\s+(?:the\s+)?"
     rf"(?:{_MET_SITE_RX.replace('?P<m_', '?P<n_')})|(?P<bare>(?:distant\s+)?metastatic\s+disease|"
     # "LYMPH NODE: metastatic carcinoma in 1/1", "negative for metastatic adenocarcinoma": a deposit named by
-    # its histology alone is a metastasis ("metastatic NSCLC", "... carcinoma of the breast", "..., consistent with
-    # colorectal origin" name the cancer)
+    # its histology alone is a metastasis ("metastatic NSCLC", "... carcinoma of the breast" name the cancer;
+    # the pipeline adds the cancer a deposit proves beside it)
     rf"metastatic\s+(?:(?:poorly|moderately|well)[\s-]differentiated\s+)?"
-    rf"(?:adeno|squamous\s+cell\s+|small\s+cell\s+|ductal\s+|lobular\s+|urothelial\s+)?carcinoma(?!\s+(?:of|from)\b|[^.;\n]{{0,40}}\b(?:origin|primary)\b)|"
+    rf"(?:adeno|squamous\s+cell\s+|small\s+cell\s+|ductal\s+|lobular\s+|urothelial\s+)?carcinoma(?!\s+(?:of|from)\b)|"
     rf"distant\s+(?:metastas[ie]s|mets|disease)|metastases|metastasis|carcinomatosis))(?![A-Za-z])", re.I)
 
 
@@ -473,7 +473,9 @@ _STATUS_CUES = (
                 r"not\s+tolerated|intoleran(?:t|ce)"),
     ("completed", r"completed|complete[ds]?|finished|s/p|status\s+post|underwent|received|was\s+given|delivered|"
                   r"had\s+(?:a|an)?|post[- ]?(?:op|operative)|after\s+(?:\d+\s+)?cycles|x\s?\d+\s+cycles|"
-                  r"\d+\s+(?:of\s+)?\d+\s+cycles|resected|performed|done"),
+                  r"\d+\s+(?:of\s+)?\d+\s+cycles|resected|performed|done|"
+                  # "C4 TC (final) given", "last cycle given 2/10": the course's end
+                  r"\(?final\)?\s+(?:cycle\s+|dose\s+)?given|(?:final|last)\s+(?:cycle|dose|fraction)"),
     ("ongoing", r"remains?\s+on|currently\s+on|still\s+on|continues?|continuing|currently|tolerating|cycle\s+\d+\s+(?:day|d)\s*\d+|"
                 r"C\d+D\d+|maintenance|ongoing|taking"),
     ("started", r"started|starts|initiated|began|commenced|first\s+(?:dose|cycle|infusion)|C1D1|cycle\s+1\b"),

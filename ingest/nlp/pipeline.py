@@ -293,11 +293,12 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     deposits = [(f.start, f.end) for f in found if f.kind == "Problem" and _HISTOLOGY_DEPOSIT.search(text[f.start:f.end])]
     described = [Found(d.start, d.end, "Problem", (), priority=60) for d in find_described_problems(text)]
     for c in oncology.find_cancers(text):
-        inside = next(((a, b) for a, b in deposits if a <= c.start and c.end <= b), None)
-        if inside:
+        deposit = next(((a, b) for a, b in deposits if a < c.end and c.start < b), None)
+        if deposit:  # "METASTATIC ADENOCARCINOMA, consistent with colorectal origin": the cancer, with its site
             site = c.site or oncology.HISTOLOGY[c.histology][2]
-            also.append(Found(inside[0], inside[1], "Cancer", _cancer_concepts(c.histology, site, lexicon, c.site_text)
-                              if site else (), (), {"histology": c.histology, "site": c.site}, (), 1))
+            also.append(Found(min(deposit[0], c.start), max(deposit[1], c.end), "Cancer",
+                              _cancer_concepts(c.histology, site, lexicon, c.site_text) if site else (), (),
+                              {"histology": c.histology, "site": c.site}, (), 1))
             continue
         if any(a < c.end and c.start < b for a, b in special) or names_institution(text, c.end):
             continue
@@ -696,6 +697,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
         out.append(for_cancer(same_course(appositions(text, row))))
     out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
            for i, (t, row) in enumerate(zip(texts, out))]
+    out = [_plan_uncued(row, "recommendation (the line before)") if i and _PLAN_LABEL_END.search(texts[i - 1]) else row
+           for i, row in enumerate(out)]
     out = [_scheduled_next(t, row, texts[i + 1]) if i + 1 < len(texts) else row
            for i, (t, row) in enumerate(zip(texts, out))]
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
@@ -707,6 +710,9 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     return [in_course(t, row, period, note_day) for t, row in zip(texts, out)] if period else out
 
 
+# "MDT 15/04/2024: incomplete response. Recommendation:" / "LAR with TME and loop ileostomy.": a line that
+# ends on a recommendation label hands it to the next
+_PLAN_LABEL_END = re.compile(r"\b(?:recommendations?|recommend|plan|proposal|outcome|decision|recs?)\s*:\s*$", re.I)
 _THEN_LEAD = re.compile(r"^\W*(?:and\s+)?(?:then|followed\s+by|thereafter|after\s+(?:that|which|this))\b", re.I)
 
 
