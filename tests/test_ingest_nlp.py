@@ -618,6 +618,8 @@ def test_an_ambiguous_numeric_date_reads_the_way_that_puts_it_near_the_note():
     assert when.day_first(["C1 on 03/06/2025 did not go ahead"], date(2025, 6, 10))  # 3 June, a week before
     assert not when.day_first(["CT 03/06/2025"], date(2025, 3, 10))  # 6 March
     assert when.day_first(["CT 20/02/2025 and 03/06/2025"], date(2025, 3, 10))  # the note's own convention decides
+    # fewer days after the note first: March to August, not April to a December still to come
+    assert not when.day_first(["completed regimen 3/4/24 - 8/12/24 (last AC+pembro 8/12)."], date(2024, 9, 16))
 
 
 def test_a_topic_line_takes_its_status_from_the_scheduling_sentence_after_it(nlp):

@@ -83,15 +83,17 @@ def date_order(texts: list[str]) -> bool | None:
 
 def day_first(texts: list[str], near: date | None = None) -> bool:
     """Does a note write its dates day first? Its own convention when some numeric date can only be read
-    one way. When none decides and ``near`` (the note's day) is given, the reading that puts the note's
-    ambiguous dates nearer to it in all ("03/06/2025" in a note of 10 June 2025: 3 June, not 6 March —
-    notes mostly speak of recent care); a tie reads month first. O(text)."""
+    one way. When none decides and ``near`` (the note's day) is given, the reading that puts fewer of the
+    note's ambiguous dates after it, then puts them nearer to it ("03/06/2025" in a note of 10 June 2025:
+    3 June, not 6 March; "3/4/24 - 8/12/24" in a note of 16 Sep 2024: March to August, not April to a
+    December still to come); a tie reads month first. O(text)."""
     order = date_order(texts)
     if order is not None or near is None:
         return bool(order)
-    def distance(dmy: bool) -> int:
-        days = [exact_day(m.group(), dmy) for t in texts for m in _NUMERIC_DATE.finditer(t)]
-        return sum(abs((d - near).days) for d in days if d)
+    def distance(dmy: bool) -> tuple[int, int]:
+        days = [d for t in texts for m in _NUMERIC_DATE.finditer(t) if (d := exact_day(m.group(), dmy))]
+        # a note tells mostly what came before it: first the reading with fewer days after the note
+        return sum(d > near for d in days), sum(abs((d - near).days) for d in days)
     return distance(True) < distance(False)
 
 
