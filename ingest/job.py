@@ -59,11 +59,11 @@ class IngestReport:
 
 
 class _Clock:
-    """Adds each stage's wall-clock seconds to the report. The writer thread runs beside the NLP, so
-    the stages overlap and their sum can exceed the job's wall-clock time."""
+    """Adds each stage's wall-clock seconds to ``seconds`` (the report's, or a worker's own). The writer
+    thread runs beside the NLP, so the stages overlap and their sum can exceed the job's wall-clock time."""
 
-    def __init__(self, report: IngestReport):
-        self.report = report
+    def __init__(self, seconds: dict[str, float]):
+        self.seconds = seconds
         self.lock = threading.Lock()
 
     def __call__(self, stage: str):
@@ -75,7 +75,7 @@ class _Clock:
 
             def __exit__(self, *exc):
                 with clock.lock:
-                    clock.report.stage_seconds[stage] += time.perf_counter() - self.t
+                    clock.seconds[stage] = clock.seconds.get(stage, 0.0) + time.perf_counter() - self.t
         return _Ctx()
 
 
@@ -152,18 +152,7 @@ def _adopt_pipeline(nlp) -> None:
 def _process_in_worker(notes: list[Note], encounter_start: dict) -> tuple[list, dict[str, float]]:
     """``process_notes`` in a forked worker, with its text and nlp seconds (the parent's clock is not here)."""
     seconds = {"text": 0.0, "nlp": 0.0}
-
-    class _Stage:
-        def __init__(self, name):
-            self.name = name
-
-        def __enter__(self):
-            self.t = time.perf_counter()
-
-        def __exit__(self, *exc):
-            seconds[self.name] += time.perf_counter() - self.t
-
-    return process_notes(_WORKER_NLP, notes, encounter_start, _Stage), seconds
+    return process_notes(_WORKER_NLP, notes, encounter_start, _Clock(seconds)), seconds
 
 
 def write_note_batch(tx, notes: list[Note], graphs: list, fingerprint: str, concepts: bool = True) -> dict[str, str]:
@@ -254,7 +243,7 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
 
     quarantine_path = Path(quarantine_path) if quarantine_path else default_quarantine()
     report = IngestReport(quarantine_file=str(quarantine_path))
-    clock = _Clock(report)
+    clock = _Clock(report.stage_seconds)
     quarantine = Quarantine(quarantine_path)
     nlp = nlp or build_pipeline()
     fingerprint = getattr(nlp, "_graphkit_fingerprint", "unknown")
@@ -315,8 +304,9 @@ def ingest_paths(store: GraphStore, paths: Iterable[Path], *, fmt: str | None = 
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphkit-writer")
     in_flight: list = []  # [(future, batch, todo, graphs)], at most one
     workers = default_workers() if workers is None else workers
-    # NLP in forked processes: the pipeline is inherited (initargs are not pickled under fork). Forked
-    # here, before the writer thread exists, so no other thread of ours holds a lock at the fork.
+    # NLP in forked processes: the pipeline is inherited (initargs are not pickled under fork). The pool
+    # forks at the first batch's submit, before the writer thread's first task, so no thread of ours holds
+    # a lock at the fork.
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_adopt_pipeline, initargs=(nlp,)) if workers else None
     waiting: deque = deque()  # [(nlp future, batch, todo, context)], in reading order
