@@ -27,7 +27,6 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
@@ -642,7 +641,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     never = {c.code for ms in mentions for m in ms
              if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
              for c in m.concepts[:1]}
-    dmy = when.day_first(texts, note_day.date() if isinstance(note_day, datetime) else note_day)
+    dmy = when.day_first(texts, when.as_day(note_day))
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
