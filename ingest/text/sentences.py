@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 _ABBREV = {"dr", "mr", "mrs", "ms", "pt", "vs", "e.g", "i.e", "etc", "approx", "mg", "ml", "no", "st", "q", "b.i.d",
            "t.i.d", "q.d", "p.o", "a.m", "p.m", "fig", "ca", "hx", "dx", "tx", "sx", "yrs", "wk", "wks", "min", "max"}
-_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[A-Z0-9\[(\"'-])")
+# a run of four or more dots is a form's leader ("Estrogen receptor ........ POSITIVE"), not an end
+_END = re.compile(r"(?<!\.)(?:[.!?]{1,3}|[!?]+)(?!\.)[\"')\]]*\s+(?=[A-Z0-9\[(\"'-])")
+_LEADER = re.compile(r"\.{4,}")
 _WS = re.compile(r"\S")
 
 
@@ -22,6 +24,8 @@ class Sentence:
 _LIST_OR_LABEL = re.compile(r"^\s*(?:[-*•·]\s|\d{1,2}[.)]\s|[A-Za-z][A-Za-z /&()-]{1,40}:|#)")
 _OPEN_END = re.compile(r"[A-Za-z0-9,;(/&+-]$")
 _WRAP_WIDTH = 60
+# a name's initial ("Mrs Patricia H. - post-mastectomy RT", "Dr A. Hughes") ends no sentence
+_INITIAL = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?|[A-Z][a-z]+) [A-Z]\.$")
 
 
 def _physical_lines(text: str, start: int, end: int):
@@ -45,6 +49,7 @@ def _lines(text: str, start: int, end: int):
             prev = text[cur[0]:cur[1]].rstrip()
             nxt = line.lstrip()
             joins = (prev and nxt and _OPEN_END.search(prev) and not _LIST_OR_LABEL.match(line)
+                     and not _LEADER.search(prev.split("\n")[-1]) and not _LEADER.search(nxt)
                      and (nxt[0].islower() or nxt[0].isdigit() or nxt[0] in "(["
                           or len(prev.split("\n")[-1]) >= _WRAP_WIDTH))
             if joins:
@@ -76,7 +81,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[S
         cut = a
         for m in _END.finditer(text, a, b):
             word = re.search(r"([A-Za-z.]+)\.?$", text[cut:m.start() + 1])
-            if word and word.group(1).lower().rstrip(".") in _ABBREV:
+            if word and word.group(1).lower().rstrip(".") in _ABBREV or _INITIAL.search(text, cut, m.start() + 1):
                 continue
             stop = m.end() - len(m.group(0)) + len(m.group(0).rstrip())
             if (span := _trim(text, cut, stop)):
