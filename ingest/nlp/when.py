@@ -44,6 +44,7 @@ _CLAUSE_END = re.compile(r"[;\n]|\.\s|,\s*(?:then|and|but)\b|\bthen\b")
 WINDOW = 70  # characters after the mention: past its dose, cycles and a parenthesis, not into the next fact
 
 KINDS = ("Procedure", "Medication")
+_WORD_END = re.compile(r"[\w/.-]*")
 
 
 _NUMERIC_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
@@ -83,17 +84,18 @@ def date_order(texts: list[str]) -> bool | None:
 
 def day_first(texts: list[str], near: date | None = None) -> bool:
     """Does a note write its dates day first? Its own convention when some numeric date can only be read
-    one way. When none decides and ``near`` (the note's day) is given, the reading that puts fewer of the
-    note's ambiguous dates after it, then puts them nearer to it ("03/06/2025" in a note of 10 June 2025:
-    3 June, not 6 March; "3/4/24 - 8/12/24" in a note of 16 Sep 2024: March to August, not April to a
-    December still to come); a tie reads month first. O(text)."""
+    one way. When none decides and ``near`` (the note's day) is given, the reading that puts the note's
+    ambiguous dates nearer to it, a day after the note counting three times its distance as a note tells
+    mostly what came before it ("03/06/2025" in a note of 10 June 2025: 3 June, not 6 March; "3/4/24 -
+    8/12/24" in a note of 16 Sep 2024: March to August, not April to a December still to come; an addendum's
+    "MDT 03/09/2024" in a report of 27 Aug 2024: 3 September, not 9 March); a tie reads month first.
+    O(text)."""
     order = date_order(texts)
     if order is not None or near is None:
         return bool(order)
-    def distance(dmy: bool) -> tuple[int, int]:
+    def distance(dmy: bool) -> int:
         days = [d for t in texts for m in _NUMERIC_DATE.finditer(t) if (d := exact_day(m.group(), dmy))]
-        # a note tells mostly what came before it: first the reading with fewer days after the note
-        return sum(d > near for d in days), sum(abs((d - near).days) for d in days)
+        return sum(abs((d - near).days) * (3 if d > near else 1) for d in days)
     return distance(True) < distance(False)
 
 
@@ -222,7 +224,8 @@ def _clause_dates(text: str, end: int, note_day: date | datetime):
     """(the note's day, the first "until"/"completed"/later-cycle date, the first date) of the clause
     right after a mention ending at ``end``. O(WINDOW)."""
     day = as_day(note_day)
-    after = text[end:end + WINDOW]
+    cut = _WORD_END.match(text, end + WINDOW)  # never inside a date: "29/11/20|24" is not 29 Nov 2020
+    after = text[end:cut.end() if cut else end + WINDOW]
     stop = _CLAUSE_END.search(after)
     after = _with_range_years(after[:stop.start()] if stop else after)
     return day, _UNTIL.search(after), _DATED.search(after)
