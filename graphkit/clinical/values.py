@@ -298,10 +298,10 @@ _MARKER_NAMES = [
     ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
     ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|neg\b|pos\b|wt\b|"
-            r"wild|not\s+detected|:|,|/|or\b|and\b|results?|--|—|(?:is|was)\s+(?:positive|negative|wild|mutat|amplif|"
+            r"wild|not\s+detected|:|,|/|\|(?!\s*-)|or\b|and\b|results?|--|—|(?:is|was)\s+(?:positive|negative|wild|mutat|amplif|"
             r"not\s+detected|detected)))"),
     ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
-    ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|neg\b|pos\b|mutat|not\s+detected|:|\+|-|"
+    ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|neg\b|pos\b|mutat|not\s+detected|:|\+|-|\|(?!\s*-)|"
             r",|/|or\b|and\b|—|(?:is|was)\s+(?:positive|negative|rearrang|fusion|not\s+detected|detected|wild)))"),
     ("NTRK", r"(?-i:NTRK(?:[1-3](?:/[1-3])*)?)"),
     ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
@@ -332,7 +332,7 @@ _NOT_TESTED = (r"not\s+(?:performed|done|tested|sent|assessed|evaluated|reportab
                r"qns|quantity\s+not\s+sufficient|inadequate|failed")
 _TOKEN = re.compile(
     "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
-    r"|(?P<pct><\s?1\s?%|\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%)"
+    r"|(?P<pct><\s?1\s?%|(?:(?:>=|<=|[<>≥≤])\s?)?(?:\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%))"
     r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?)"
     r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
     r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d]|\.\d)|(?<=HER2: )0(?![%\d]|\.\d))"
@@ -344,7 +344,7 @@ _TOKEN = re.compile(
     r"|(?P<cps>\bCPS\s*(?:score\s*)?(?:of\s*)?[:=]?\s*(?:>=|<=|[<>≥≤])?\s*\d{1,3}(?:\.\d+)?(?!\d|\.\d|\s*%))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
     r"|(?P<prefix>(?:negative|positive)\s+for(?:\s+(?:any\s+)?(?:(?:reportable|pathogenic|clinically\s+significant)\s+)?"
-    r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:co-?occurring\s+|additional\s+|other\s+|further\s+)?(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
     r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no\s+known|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?|variants?|(?:likely\s+)?pathogenic|reportable|"
     r"clinically\s+significant)\b))(?=\s|$|[,.;)])"
     r"|(?P<status>"
@@ -405,7 +405,9 @@ def _pct_value(text: str) -> float | None:
     if t.startswith("<1"):
         return 0.5
     nums = re.findall(r"\d+(?:\.\d+)?", t)
-    return float(nums[-1]) if nums else None
+    if not nums:
+        return None
+    return float(nums[-1]) - (0.5 if t.startswith("<") else 0.0)  # "<50%": below the cut-off
 
 
 def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -> tuple[str | None, dict, list[str]]:
@@ -658,6 +660,11 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 continue
             if kk == "sep":
                 sep = kt.strip().lower()
+                if sep == "|" and ev and all(e[0] == "variant" or e[0] == "status" and _LOOKED_FOR.match(e[1])
+                                             for e in ev):
+                    last = ke  # "| BRAF V600E | not detected |": the first cell names what was looked for
+                    k += 1
+                    continue
                 if sep in (".", ";") or sep in ("but", "with", "|") and ev:
                     break  # a table's next cell ("| stable (MSS) | 1.2% unstable loci |") is another column
                 if sep in (",", "/") and ev and not _continues(tokens, k + 1, n, text):
@@ -714,6 +721,9 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
 
 _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|undetected|not\s+identified|"
                               r"wild[- ]?type|WT|no\s+.*)$", re.I)
+
+
+_LOOKED_FOR = re.compile(r"^(?:mutations?|alterations?|variants?|fusions?|rearrangements?|translocation)$", re.I)
 
 
 def _list_then_shared(tokens, j: int) -> bool:
