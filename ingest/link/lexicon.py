@@ -168,11 +168,15 @@ class Lexicon:
         passes = ((self.exact, self.max_len_exact, [t[2] for t in toks]), (self.terms, self.max_len, keys))
         found: list[Match] = []
         n = len(toks)
+        shouting = _shouting(text)
         for i in range(n):
             for table, limits, seq in passes:
                 longest = limits.get(seq[i], 0)
                 for length in range(min(longest, n - i), 0, -1):
                     bucket = table.get(tuple(seq[i:i + length]))
+                    if bucket is not None and shouting and length == 1 and table is self.exact \
+                            and _zipf(seq[i].lower()) >= 4.0:
+                        continue  # "ALL MARGINS NEGATIVE": in a line of capitals an English word is no acronym
                     if bucket is not None:
                         kind, concepts, prio = bucket.best()
                         end = toks[i + length - 1][1]
@@ -220,6 +224,13 @@ _LAB_VALUE = re.compile(r"[ \t]*(?:levels?[ \t]*)?(?:(?:was|is|of|at)[ \t]+)?[:=
                         r"(?:[a-zA-Zµ]+/(?:dL|L|mL|l|dl|ml)\b|%)|(?![ \t]*(?:[a-zA-Zµ]|\d|/)))|(?:normal|elevated|high|low|"
                         r"raised|suppressed|WNL|within normal|unremarkable|pending|ordered|checked|repleted)\b)",
                         re.I)
+
+
+def _shouting(text: str) -> bool:
+    """Is the text written in capitals (a pathology report's diagnosis, a header), so that a capitalised
+    word says nothing of its being an acronym? O(len)."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 20 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
 def _edit_distance(a: str, b: str, limit: int) -> int:

@@ -309,12 +309,24 @@ def hpo() -> Iterator[Entry]:
                 concepts.append(Concept("SNOMED-CT", code, t.name, "Problem", source + " xref"))
             elif prefix == "UMLS":
                 concepts.append(Concept("UMLS", code, t.name, "Problem", source + " xref"))
-        surfaces = [t.name] + [s for s, scope, typ in t.synonyms if scope == "EXACT" and typ != "obsolete_synonym"]
+        surfaces = [t.name] + [s for s, scope, typ in t.synonyms if scope == "EXACT" and typ != "obsolete_synonym"
+                               and not _activity_word(s, t.name)]
         for s in surfaces:
             if s.lower().startswith(("abnormal", "abnormality")):
                 continue
             for c in concepts:
                 yield Entry(s, c, 30, is_acronym(s))
+
+
+def _activity_word(synonym: str, name: str) -> bool:
+    """A one-word synonym that is an everyday activity ("Arranging", "Ordering", "Collecting" for atypical
+    sorting and collecting behaviours) names a phenotype only in a psychiatric context: "to be arranged" in
+    a plan is not one."""
+    from wordfreq import zipf_frequency
+
+    word = synonym.strip().lower()
+    return (" " not in word and word.endswith("ing") and word != name.strip().lower()
+            and zipf_frequency(word, "en") >= 3.5)
 
 
 # -- drugs -----------------------------------------------------------------------------------------------------
