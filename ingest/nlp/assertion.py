@@ -144,6 +144,30 @@ def context_rules():
               for c in ("precautions", "return precautions", "ed precautions", "precautions reviewed", "call for",
                         "return if", "call if", "warning signs", "at progression", "upon progression",
                         "on progression", "at recurrence", "should metastatic")]
+    # a letter's subject names its topic, not care given: "Re: Mrs H. - post-mastectomy radiotherapy"
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None, allowed_types=set(CARE),
+                          on_modifies=lambda target, modifier, between: _opens_line(modifier))
+              for c in ("re:", "subject:", "regarding:")]
+    # "Before starting trastuzumab she will need an echo", "two more cycles of FOLFOXIRI": care to come
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("before starting", "prior to starting", "before commencing", "prior to commencing",
+                        "before initiating", "prior to initiating", "more cycles of", "further cycles of",
+                        "additional cycles of", "more cycles", "further cycles")]
+    # "my recommendation is surgery first, then 12 weeks of paclitaxel with trastuzumab": the whole chain
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
+              for c in ("my recommendation is", "our recommendation is", "recommendation is", "the plan is",
+                        "plan is", "my recommendation would be", "our recommendation would be")]
+    # "omit bevacizumab from cycle 8", "oxaliplatin omitted from C4 on": not given
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types=set(CARE))
+              for c in ("omit", "omitting", "to omit", "will omit")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types=set(CARE),
+                          on_modifies=same_clause)
+              for c in ("omitted", "was omitted", "is omitted", "were omitted")]
+    # "Anthracyclines will be avoided given her cardiac history"
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=6, allowed_types=set(CARE),
+                          on_modifies=same_clause)
+              for c in ("will be avoided", "to be avoided", "should be avoided", "is to be avoided", "best avoided",
+                        "are to be avoided", "will be omitted", "to be omitted")]
     # "new primary lung cancer in ex-smoker on the ddx": one of the diagnoses still considered
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("on the ddx", "on the differential", "in the differential", "in the ddx", "on ddx",
@@ -155,9 +179,11 @@ def context_rules():
               for c in ("c/w", "compatible with", "worrisome for", "attributed to", "initially attributed to")]
     # "after neoadjuvant TCHP", "following lumpectomy", "after long-course CRT + TME": what comes after these
     # words is over
-    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=5)
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=5, on_modifies=hyphen_joined_only)
               for c in ("after", "following", "post", "since completing")]
-    rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5)]
+    # ("node-negative HER2-positive cancer": a hyphen joins it to the word before, which it describes)
+    rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5,
+                          on_modifies=lambda target, modifier, between: not _hyphen_joined_before(modifier))]
     # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
     # COPD is real)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
@@ -272,7 +298,10 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("hold", "holding")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
     # systems list is longer than any fixed scope) stay; a graphkit rule for the same phrase replaces it
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6) for c in ("never",)]
+    # ("63F never smoker, stage IVB lung adenocarcinoma": the smoking only, not past the comma)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6,
+                          on_modifies=lambda target, modifier, between: between is None or not re.search(r"[,;]", between.text))
+              for c in ("never",)]
     # counselling about side effects names diseases and drugs the patient does not have or take
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
               for c in ("counseled on", "counselled on", "counseled about", "counselled about", "counseling on",
@@ -338,6 +367,7 @@ def context_rules():
                         "were declined", "was deferred", "not an option", "not a candidate",
                         # "liver resection not feasible": judged impossible, not done
                         "not feasible", "not technically feasible", "was not feasible", "is not feasible", "infeasible",
+                        "not possible", "is not possible", "was not possible", "not technically possible",
                         # "T-DM1 was discussed but never ordered": care named, then said not to have happened
                         "was not started", "were not started", "was never", "were never",
                         # "Adjuvant chemotherapy has NOT yet been given"
@@ -424,12 +454,12 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
               for c in ("discussion", "decision", "decision-making")]
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
-              for c in ("if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
+              for c in ("as requested", "as per request", "if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
                "plans for", "plan", "plan to",
                "to receive", "to undergo", "recommend", "recommending", "recommendation for",
                "referred for", "referral for", "refer for", "refer to", "referred to", "will proceed with",
-               "referral to", "referral back to", "referred back to", "refer back to", "proceed to",
+               "referral to", "referral re", "referred re", "referral back to", "referred back to", "refer back to", "proceed to",
                "proceed with", "will undergo", "will receive", "will get", "will order", "order",
                "will obtain", "will check", "will schedule", "to schedule", "next step", "anticipate",
                "will continue with", "start", "initiate", "begin",
@@ -440,11 +470,26 @@ def context_rules():
                # "-> switch to carboplatin + pemetrexed": the next regimen (the past tense is history)
                "switch to", "will switch to", "change to", "will change to", "convert to"]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8) for c in planned]
+    # "She will also need post-mastectomy radiotherapy": care still owed
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=6, allowed_types=set(CARE),
+                          on_modifies=lambda target, modifier, between: not _names_time_point(target))
+              for c in ("will need", "will also need", "will require", "will also require", "will still need",
+                        "will likely need", "will then need")]
     # what care ought to do is not what it did: "RT should ideally not be delayed", "chemo should start
     # within 8 weeks"
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("should", "should be", "should start", "should begin", "should ideally", "ought to",
                         "needs to", "need to", "must")]
+    # "Surveillance chest CT at 6 months to be arranged", "CT thorax requested today": ordered, not yet done
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8, allowed_types=set(CARE),
+                          on_modifies=_both(same_clause, _no_result_after))
+              for c in ("to be arranged", "to be booked", "to be scheduled", "to be requested", "to be organised",
+                        "to be organized", "to be ordered", "to be done", "to be performed", "requested",
+                        "requested today", "was requested", "has been requested", "have been requested",
+                        "is requested", "are requested", "were requested")]
+    # "LAURA supports osimertinib after CRT": what trial evidence says of care, not care given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("supports", "support the use of", "supports the use of", "benefit of", "benefit from")]
     # "who also recommended TME", and right after the care: "Adjuvant chemotherapy recommended." (not
     # "FOLFOX given as recommended")
     # "MRI abdomen with hepatobiliary contrast recommended": back over the test's own words too
@@ -716,6 +761,43 @@ def reach(back: int, commas: bool = False, care_only: bool = False, not_back: tu
     return check
 
 
+def hyphen_joined_only(target, modifier, span_between) -> bool:
+    """A cue joined to the next word by a hyphen modifies that word only: "post-mastectomy radiotherapy" names
+    the radiotherapy by the surgery before it, and says nothing of whether the radiotherapy was given."""
+    doc = modifier.doc
+    if modifier.end >= len(doc) or doc[modifier.end].text != "-" or doc[modifier.end - 1].whitespace_:
+        return True
+    return target.start <= modifier.end + 1
+
+
+_GOES_ON_TO_RESULT = re.compile(r"^[^;.]*\b(?:was|were|is|showed|shows|revealed|demonstrated|confirmed|normal|"
+                           r"unremarkable|negative|positive|done|performed)\b", re.I)
+
+
+def _no_result_after(target, modifier, span_between) -> bool:
+    """"Echo requested by cardiology was normal": a request whose result the clause goes on to give was done."""
+    doc = modifier.doc
+    return not _GOES_ON_TO_RESULT.match(doc.text[doc[modifier.end - 1].idx + len(doc[modifier.end - 1]):])
+
+
+def _hyphen_joined_before(modifier) -> bool:
+    doc = modifier.doc
+    return modifier.start >= 2 and doc[modifier.start - 1].text == "-" and not doc[modifier.start - 2].whitespace_
+
+
+def _opens_line(modifier) -> bool:
+    """Is the cue the first thing on its line ("Re: Mrs H. - radiotherapy", not "referral re: whole-breast RT")?"""
+    doc = modifier.doc
+    before = doc.text[:doc[modifier.start].idx]
+    return not before.strip() or before.rstrip(" \t").endswith("\n")
+
+
+def _names_time_point(target) -> bool:
+    """The care in "post-mastectomy", "pre-op": a time point named by care, not care itself."""
+    doc = target.doc
+    return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ in ("post", "pre")
+
+
 def no_date_between(target, modifier, span_between) -> bool:
     """"since 03/06/2025: oxaliplatin": a "since" followed by a date starts a course, it does not name the
     care after it as a past time point."""
@@ -832,8 +914,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if kind in ("Biomarker", "Stage"):
         if kind == "Biomarker" and _NOT_TESTED.search(ent.sent.text if ent.sent is not None else ent.doc.text):
             return "negated", cue
-        if kind == "Stage" and any(m.category == "NEGATED_EXISTENCE" and m.modifier_span[1] <= ent.start for m in mods):
-            return "negated", cue  # "NOT stage IV - prior referral dx incorrect"
+        if kind == "Stage" and any(m.category == "NEGATED_EXISTENCE" and 0 <= ent.start - m.modifier_span[1] <= 1
+                                   for m in mods):
+            return "negated", cue  # "NOT stage IV - prior referral dx incorrect" (not "no PMRT - cN0 ...")
         if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats or any(
                 ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _DOUBT
                 and 0 <= m.modifier_span[0] - ent.end <= 2 for m in mods):
@@ -856,9 +939,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY for m in past)
     if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not historical or weak_history):
         return "planned", cue  # "will start letrozole after radiation": the radiation is to come too
-    if historical and weak_history and section in PLAN_SECTIONS and kind in PLANNED_KINDS \
-            and "ONGOING" not in cats:
-        return "planned", cue  # "- whole-breast RT after paclitaxel" in a plan: both are to come
+    if historical and weak_history and kind in PLANNED_KINDS and "ONGOING" not in cats and (
+            section in PLAN_SECTIONS or _FUTURE.search(ent.doc.text[:min(ent.doc[m.modifier_span[0]].idx for m in past)])):
+        return "planned", cue  # "- whole-breast RT after paclitaxel" in a plan, "I will see her after surgery": to come
     if historical:
         history_only = all(_HISTORY_WORDS.match(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.strip())
                            for m in mods if m.category == "HISTORICAL")
@@ -873,6 +956,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+_FUTURE = re.compile(r"\b(?:will|shall|going\s+to|plans?\s+to|planned\s+to|to\s+be)\b", re.I)
 
 
 # a branch of a decision table: "(TNBC / HER2+: neoadjuvant therapy; HR+/HER2-: surgery first)",

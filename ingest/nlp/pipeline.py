@@ -848,14 +848,18 @@ _ANY_NEOPLASM = frozenset({_NEOPLASM, "DOID|DOID:162"})
 def appositions(text: str, row: list[Mention]) -> list[Mention]:
     """A parenthesis right after care spells it out ("Chemo-IO (nivolumab + platinum doublet) not favored",
     "Molecular testing (EGFR, ALK) was not sent"): the care inside shares what is said of the care before
-    it, and a test whose markers inside are all "not tested" was not done. Pure. O(mentions²) per sentence."""
+    it, and a test whose markers inside are all "not tested" was not done. Past the care's target ("discuss
+    radiotherapy to the chest wall and SCF (40 Gy in 15 fractions)") only the same care is spelled out. Pure.
+    O(mentions²) per sentence."""
     out = list(row)
     for h, head in enumerate(row):
-        if head.kind not in CARE or not text[head.end:head.end + 3].lstrip().startswith("("):
+        start = _apposition_start(text, head, row)
+        if start is None:
             continue
-        start = text.index("(", head.end)
         close = text.find(")", start)
         inner = [k for k, m in enumerate(row) if start < m.start and (close < 0 or m.start < close)]
+        if start > head.end + 3:
+            inner = [k for k in inner if row[k].concepts[:1] and row[k].concepts[:1] == head.concepts[:1]]
         markers = [row[k] for k in inner if row[k].kind == "Biomarker"]
         if head.kind == "Test" and head.assertion == "present" and markers and all(
                 v.endswith("=not-tested") for m in markers for v in m.values):
@@ -865,6 +869,23 @@ def appositions(text: str, row: list[Mention]) -> list[Mention]:
                 if row[k].kind in CARE and row[k].assertion == "present":
                     out[k] = replace(row[k], assertion=head.assertion, cue=head.cue)
     return out
+
+
+_TARGET_GAP = re.compile(r"[^().;:\n]{0,60}?\s*\(")  # "to the right chest wall and SCF (": no clause break
+
+
+def _apposition_start(text: str, head: Mention, row: list[Mention]) -> int | None:
+    """Where the parenthesis that spells out ``head`` opens: right after it, or past words naming its target
+    with no other mention and no clause break between. O(row)."""
+    if head.kind not in CARE:
+        return None
+    gap = _TARGET_GAP.match(text.replace("\n", " "), head.end)
+    if gap is None:
+        return None
+    start = gap.end() - 1
+    if any(head.end <= m.start < start for m in row):
+        return None
+    return start
 
 
 def _label_restated(text: str, m: Mention, row: list[Mention]) -> bool:
