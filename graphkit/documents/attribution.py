@@ -92,6 +92,7 @@ def named_codes(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_GROUP = re.compile(r"stage\|(?:0|I{1,3}|IV)[A-C]?\d?$")
 _PLANNED_CLAIM = re.compile(r"\bis planned\b|\bplanned\b", re.I)
 _ABSENT_CLAIM = re.compile(r"\bis overdue\b|\bnot documented\b|\bis due\b|\bto be tested\b", re.I)
 _GIVEN = {"present", "historical"}
@@ -160,7 +161,9 @@ _CLAIM_STATUS = re.compile(r"\((completed|ongoing|started|stopped)\)")
 _DONE_CUES = {"status:completed", "historical"}
 
 
-def _compatible(polarity: str, assertions: set[str], status: str | None = None) -> bool:
+def _compatible(polarity: str, assertions: set[str], status: str | None = None, fact: str = "") -> bool:
+    if polarity == "absent" and fact.endswith(("=pending", "=not-tested")):
+        return bool(assertions & _GIVEN)  # "MSI/MMR unknown" shows why "MSI is pending: to be tested" is said
     if polarity == "given":
         if status == "completed":
             return bool(assertions & _DONE_CUES)
@@ -193,7 +196,7 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
         for f in leading_fact(claim))
     # what the sentence states: re-read, and as ingestion stored it with its note (a histology's site)
     shared = tuple(sorted(f for f in facts_of(claim) & (facts_of(source) | set(stated))
-                          if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None)))
+                          if f not in stated or _compatible(polarity, stated[f], status.group(1) if status else None, f)))
     if not set(shared) & leading_fact(claim):
         shared = ()  # the sentence states something else the claim mentions, not the claim's subject
     head = claim_head(claim)
@@ -205,6 +208,9 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     stages = {f for f in facts_of(claim) if f.startswith("stage|")}
     if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):
         shared = ()  # "IDC was first recorded ..., stage IA": the sentence must name the cancer and its stage
+    groups = {f for f in stages if _GROUP.match(f)}
+    if shared and groups and not groups & (facts_of(source) | set(stated)):
+        shared = ()  # "stage IIA (cT2N0)" needs the group said: a TNM alone is the reader's grouping (rule 2)
     basis = re.search(r"\b(pathological|clinical)\b", claim)
     if basis and shared and not re.search(r"(?<![A-Za-z])" + ("y?p" if basis.group(1) == "pathological" else "c")
                                           + r"[TN]\d|" + basis.group(1)[:9], source, re.I):
@@ -234,14 +240,15 @@ def dated_otherwise(claim: str, source: str) -> bool:
         return False
     day = date.fromisoformat(m.group(1))
     slack = timedelta(days=DATE_SLACK_DAYS)
-    dmy = when.day_first([source])
-    spans = list(when.periods(source, dmy))
+    order = when.date_order([source])
+    readings = (order,) if order is not None else (False, True)  # a sentence alone may not say which comes first
+    spans = [p for dmy in readings for p in when.periods(source, dmy)]
     if not spans or any(a - slack <= day <= b + slack for a, b in spans):
         return False
     point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim)
     # a course written as a period that began after the claim's day did not run from it ("Concurrent CRT
     # ..., 11/11/2024 - 12/20/2024" for "CRT (documented) from 2024-10-29")
-    late_start = any(a - slack > day for a, _ in when.ranges(source, dmy))
+    late_start = all(any(a - slack > day for a, _ in when.ranges(source, dmy)) for dmy in readings)
     return point or late_start or any(b + slack < day for _, b in spans)
 
 
