@@ -245,14 +245,18 @@ def dated_otherwise(claim: str, source: str) -> bool:
     spans = [p for dmy in readings for p in when.periods(source, dmy)]
     if not spans or any(a - slack <= day <= b + slack for a, b in spans):
         return False
-    point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim)
+    point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim) or bool(
+        re.search(r"\((?:ongoing|started)\) from\b", claim) and _STARTED.search(source))  # "started letrozole on 11 Aug"
     # a course written as a period that began after the claim's day did not run from it ("Concurrent CRT
     # ..., 11/11/2024 - 12/20/2024" for "CRT (documented) from 2024-10-29")
     late_start = all(any(a - slack > day for a, _ in when.ranges(source, dmy)) for dmy in readings)
     return point or late_start or any(b + slack < day for _, b in spans)
 
 
-_TIME_POINT = r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after)\s*(?:the\s+|her\s+|his\s+)?"
+_TIME_POINT = (r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after|"
+               r"(?:towards\s+)?(?:the\s+)?(?:end|start|completion)\s+of|during)\s*(?:the\s+|her\s+|his\s+)?"
+               r"(?:(?:chest\s+wall|whole[- ]breast|palliative|adjuvant|neoadjuvant|pelvic|thoracic|breast)\s+)?")
+_STARTED = re.compile(r"\b(?:start(?:ed|s)?|began|begun|commenced|initiated)\b", re.I)
 
 
 def _only_as_time_point(subject: str, source: str) -> bool:
