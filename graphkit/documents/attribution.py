@@ -202,8 +202,10 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     head = claim_head(claim)
     named = {f for f in named_codes(head) if f.startswith(("DOID|", "NCIT|"))}
     said = {f for f in named_codes(source) if f.startswith(("DOID|", "NCIT|"))}
-    if shared and named and said and not said & named and said <= facts_of(head):
-        shared = ()  # "R breast IDC" is not stated by "metastatic carcinoma c/w breast": a broader name of it
+    if shared and named and said and not said & named and not named <= facts_of(source):
+        # "R breast IDC" is not stated by "metastatic carcinoma c/w breast" (a broader name of it), nor
+        # "Invasive carcinoma" by "Metastatic carcinoma" (another); "breast cancer" is by "IDC of the breast"
+        shared = ()
     subject = facts_of(head) | {k for k in stated_facts(head) if "=" not in k and not k.startswith("stage|")}
     stages = {f for f in facts_of(claim) if f.startswith("stage|")}
     if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):

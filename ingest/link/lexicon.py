@@ -175,8 +175,10 @@ class Lexicon:
                 for length in range(min(longest, n - i), 0, -1):
                     bucket = table.get(tuple(seq[i:i + length]))
                     if bucket is not None and shouting and length == 1 and table is self.exact \
-                            and _zipf(seq[i].lower()) >= 4.0:
-                        continue  # "ALL MARGINS NEGATIVE": in a line of capitals an English word is no acronym
+                            and _zipf(seq[i].lower()) >= 4.0 and bucket.best()[0] in ("Cancer", "Problem"):
+                        # "ALL MARGINS NEGATIVE": in a line of capitals an English word names no disease (a
+                        # report's "CT CHEST", "PET", "US-GUIDED" stay tests)
+                        continue
                     if bucket is not None:
                         kind, concepts, prio = bucket.best()
                         end = toks[i + length - 1][1]

@@ -147,7 +147,7 @@ def context_rules():
     # a letter's subject names its topic, not care given: "Re: Mrs H. - post-mastectomy radiotherapy"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None, allowed_types=set(CARE),
                           on_modifies=lambda target, modifier, between: _opens_line(modifier))
-              for c in ("re:", "subject:", "regarding:")]
+              for c in ("subject:", "regarding:")]
     # "Before starting trastuzumab she will need an echo", "two more cycles of FOLFOXIRI": care to come
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("before starting", "prior to starting", "before commencing", "prior to commencing",
@@ -489,7 +489,7 @@ def context_rules():
                         "is requested", "are requested", "were requested")]
     # "LAURA supports osimertinib after CRT": what trial evidence says of care, not care given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
-              for c in ("supports", "support the use of", "supports the use of", "benefit of", "benefit from")]
+              for c in ("supports", "support the use of", "supports the use of")]
     # "who also recommended TME", and right after the care: "Adjuvant chemotherapy recommended." (not
     # "FOLFOX given as recommended")
     # "MRI abdomen with hepatobiliary contrast recommended": back over the test's own words too
@@ -615,7 +615,11 @@ def context_rules():
     # a call's topic and a talk of benefit are not care given ("Pt called re: chemo start", "benefit falls
     # when adjuvant chemo starts > 12 wks after surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
-              for c in ("re:", "regarding", "benefit", "benefits", "benefit of", "benefit from", "benefits of")]
+              for c in ("regarding", "benefit", "benefits", "benefit of", "benefit from", "benefits of")]
+    # (a letter's "Re:" line is its topic to the line's end; "referral re: RT" is a referral, planned)
+    rules += [ConTextRule("re:", "HYPOTHETICAL", direction="FORWARD", max_scope=None,
+                          on_modifies=lambda target, modifier, between: not _after_referral(modifier) and (
+                              _opens_line(modifier) or between is None or len(between) <= 4))]
     # what the guideline says in general is not care given ("Whole-breast RT after BCS is standard")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
               for c in ("is standard", "is the standard", "is standard of care", "are standard",
@@ -783,6 +787,11 @@ def _no_result_after(target, modifier, span_between) -> bool:
 def _hyphen_joined_before(modifier) -> bool:
     doc = modifier.doc
     return modifier.start >= 2 and doc[modifier.start - 1].text == "-" and not doc[modifier.start - 2].whitespace_
+
+
+def _after_referral(modifier) -> bool:
+    doc = modifier.doc
+    return modifier.start >= 1 and doc[modifier.start - 1].lower_ in ("referral", "referred", "refer", "referrals")
 
 
 def _opens_line(modifier) -> bool:
