@@ -9,6 +9,8 @@ procedure table and the guideline specs use; SNOMED's own hierarchy is not shipp
 from __future__ import annotations
 
 CANCER_DRUG_PREFIXES = ("ATC|L01", "ATC|L02", "regimen|")
+#: the flag ingestion gives a treatment a note says was never begun ("Durvalumab has NOT been started")
+NEVER_STARTED = "never-started"
 
 #: SNOMED CT procedures that treat a cancer: code → short name (what it is, not a synonym list).
 CANCER_PROCEDURES = {

@@ -303,7 +303,7 @@ _MARKER_NAMES = [
     ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
     ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|neg\b|pos\b|mutat|not\s+detected|:|\+|-|\|(?!\s*-)|"
             r",|/|or\b|and\b|—|(?:is|was)\s+(?:positive|negative|rearrang|fusion|not\s+detected|detected|wild)))"),
-    ("NTRK", r"(?-i:NTRK(?:[1-3](?:/[1-3])*)?)"),
+    ("NTRK", r"(?-i:NTRK(?:[1-3](?:[/-][1-3])*)?)"),
     ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
     ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)(?:\s+status)?"),
     ("MMR", r"(?-i:[dp]MMR|MMR)|mismatch[- ]repair(?:\s+proteins?)?|(?-i:MLH-?1|PMS-?2|MSH-?2|MSH-?6)"),

@@ -25,7 +25,7 @@ from collections import defaultdict
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
-from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, is_cancer_treatment
+from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, NEVER_STARTED, is_cancer_treatment
 from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, parse_tnm,
                                       stage_rank)
 from graphkit.state.model import (CancerFact, Evidence, Fact, Issue, MarkerFact, PatientState, PerformanceFact,
@@ -47,7 +47,15 @@ def _iso(d: dt.date | None) -> str | None:
 def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[Fact]]:
     """(happened, planned) facts of the patient dated on or before ``at`` (undated ones included)."""
     keep = [f for f in facts if at is None or f.date is None or f.date <= at]
-    happened = [f for f in keep if f.assertion in HAPPENED and f.context != "family"]
+    # "Durvalumab has NOT been started" on D: its earlier bookings and cancelled doses ("durva 3/10",
+    # no course status) were not care given; a course stated as started or completed stays
+    never: dict[str, dt.date] = {}
+    for f in keep:
+        if NEVER_STARTED in f.flags and f.codes and f.date:
+            never[f.codes[0]] = max(f.date, never.get(f.codes[0], f.date))
+    happened = [f for f in keep if f.assertion in HAPPENED and f.context != "family" and not (
+        f.kind in ("Medication", "Procedure") and f.codes and f.date and f.codes[0] in never
+        and f.date <= never[f.codes[0]] and not f.detail.get("status"))]
     planned = [f for f in keep if f.assertion == "planned"]
     key = lambda f: (f.date or dt.date.max, f.order, f.id)  # noqa: E731
     return sorted(happened, key=key), sorted(planned, key=key)

@@ -157,6 +157,14 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
               for c in ("my recommendation is", "our recommendation is", "recommendation is", "the plan is",
                         "plan is", "my recommendation would be", "our recommendation would be")]
+    # "phoned to cancel restaging CT and durvalumab C1": not done; "Rebooked CT 3/3 & durva 3/10": to come
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("cancel", "to cancel", "cancelled", "canceled", "cancelling", "canceling")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types=set(CARE),
+                          on_modifies=same_clause)
+              for c in ("was cancelled", "was canceled", "were cancelled", "were canceled", "cancelled", "canceled")]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("rebooked", "re-booked", "rescheduled", "re-scheduled", "to rebook", "to reschedule")]
     # "omit bevacizumab from cycle 8", "oxaliplatin omitted from C4 on": not given
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("omit", "omitting", "to omit", "will omit")]
@@ -307,7 +315,9 @@ def context_rules():
               for c in ("counseled on", "counselled on", "counseled about", "counselled about", "counseling on",
                         "counselling on", "side effects include", "side effects including", "risks include",
                         "risks including", "risks of", "warned about", "educated on", "educated about",
-                        "discussed risks", "discussed side effects", "potential side effects")]
+                        "discussed risks", "discussed side effects", "potential side effects", "implications of",
+                        "side effects of", "toxicities of", "toxicity of", "pros and cons of", "risks and benefits of",
+                        "benefits and risks of", "long-term effects of", "late effects of")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
     # "classic ILC is almost always ER-positive": what a tumour type usually shows, not this tumour's result
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types={"Biomarker"})
@@ -484,7 +494,7 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8, allowed_types=set(CARE),
                           on_modifies=_both(same_clause, _no_result_after))
               for c in ("to be arranged", "to be booked", "to be scheduled", "to be requested", "to be organised",
-                        "to be organized", "to be ordered", "to be done", "to be performed", "requested",
+                        "to be organized", "to be ordered", "requested",
                         "requested today", "was requested", "has been requested", "have been requested",
                         "is requested", "are requested", "were requested")]
     # "LAURA supports osimertinib after CRT": what trial evidence says of care, not care given
@@ -674,8 +684,13 @@ def context_rules():
                         # calls for, not what was given
                         "indicated", "is indicated", "are indicated", "warranted", "is warranted",
                         "would be indicated", "would be recommended", "would be warranted")]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
+              for c in ("for later", "for future", "for subsequent", "in preparation for", "in anticipation of",
+                        "ahead of", "in advance of")]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
-              for c in ("to be done", "to be performed", "to be sent", "to be obtained", "will be done",
+              for c in ("to be covered by", "to be treated with", "to be treated by", "to be followed by",
+                        "to be managed with", "to be given", "to be offered", "to be started on", "to be started",
+                        "to be commenced on", "to be done", "to be performed", "to be sent", "to be obtained", "will be done",
                         "will be performed", "will be sent")]
     rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("planned", "scheduled", "ordered",
@@ -725,11 +740,15 @@ def same_clause(target, modifier, span_between) -> bool:
     # medspaCy's span between a target and a cue after it runs to the cue's end: the cue is not between
     between = span_between.doc[span_between.start:modifier.start] if span_between.start <= modifier.start < \
         span_between.end else span_between
-    return not (";" in between.text or _BUT_NEW_SUBJECT.search(between.text) or _LIST_NUMBER.search(between.text))
+    return not (";" in between.text or _BUT_NEW_SUBJECT.search(between.text) or _LIST_NUMBER.search(between.text)
+                or _DASH_NEW_SUBJECT.search(between.text))
 
 
 # "2. Prolonged air leak, resolved 3. COPD, mild": a problem list run into one sentence, item by item
 _LIST_NUMBER = re.compile(r"(?<![\w.,/])\d{1,2}[.)](?=\s+[A-Za-z]|\s*$)")
+# "implications of pelvic RT - she has completed her family": a dash and a new subject start a statement
+_DASH_NEW_SUBJECT = re.compile(r"(?:^|\s)[-–—]+\s+(?:she|he|they|we|i)\s+(?:has|have|had|is|was|are|were|will|would|did|does|"
+                               r"do)\b", re.I)
 # "continue zoledronic acid, but next dose deferred": after "but", a new subject takes the cue; "T-DM1
 # discussed but (it was) never ordered" keeps it
 _BUT_NEW_SUBJECT = re.compile(r"\bbut\s+(?!(?:(?:it|this|that|they|these|she|he|was|were|is|are|has|have|had|been|then|"
@@ -739,7 +758,7 @@ _BUT_NEW_SUBJECT = re.compile(r"\bbut\s+(?!(?:(?:it|this|that|they|these|she|he|
 CARE = frozenset({"Medication", "Procedure", "Test"})
 # "No chemo given before or during RT": care named as the time of another statement is that statement's
 # time point, not what its negation denies
-_TIME_POINT = re.compile(r"\b(?:before|during|after|since|following|until|throughout|prior\s+to)\s+"
+_TIME_POINT = re.compile(r"\b(?:before|during|after|since|following|until|throughout|prior\s+to|post)[\s-]+"
                          r"(?:the\s+|her\s+|his\s+|their\s+)?$", re.I)
 
 
@@ -761,8 +780,19 @@ def reach(back: int, commas: bool = False, care_only: bool = False, not_back: tu
                 span_between is not None and _NEW_STATEMENT.search(span_between.text))
         return (len(span_between) <= back and (commas or "," not in span_between.text)
                 and (not care_only or target.label_ in CARE) and target.label_ not in not_back
-                and same_clause(target, modifier, span_between))
+                and same_clause(target, modifier, span_between) and _out_of_parenthesis_to_head(target, modifier))
     return check
+
+
+def _out_of_parenthesis_to_head(target, modifier) -> bool:
+    """A cue inside a parenthesis reaches back out of it only to the words right before it: "RT after chemo
+    (if given)" makes the chemotherapy conditional, not the radiotherapy."""
+    doc = modifier.doc
+    before = doc.text[target.end_char if hasattr(target, "end_char") else doc[target.end - 1].idx:doc[modifier.start].idx]
+    opened = before.rfind("(")
+    if opened < 0 or before.count("(") <= before.count(")"):
+        return True
+    return not before[:opened].strip()
 
 
 def hyphen_joined_only(target, modifier, span_between) -> bool:

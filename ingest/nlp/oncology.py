@@ -482,7 +482,9 @@ _STATUS_CUES = (
 )
 _STATUS_RX = [(status, re.compile(rf"(?<![A-Za-z])(?:{cues})(?![A-Za-z])", re.I)) for status, cues in _STATUS_CUES]
 # "Completed RT, plan to start letrozole", "CRT done -> durvalumab": a plan or an arrow opens a new clause
-_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b|->|→|\bplan(?:s|ned)?\b|\bwill\b", re.I)
+_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b|->|→|\bplan(?:s|ned)?\b|\bwill\b|"
+                         r"\s[-–—]+\s+(?:she|he|they|we|i)\s+(?:has|have|had|is|was|are|were|will|would|did|does|do)\b",
+                         re.I)  # "RT - she has completed her family"
 
 
 def treatment_status(text: str, start: int, end: int) -> str | None:

@@ -31,6 +31,7 @@ from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
+from graphkit.clinical.treatments import NEVER_STARTED
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
     marker_name_spans, may_hold_biomarker, may_hold_stage)
@@ -183,13 +184,17 @@ _HISTOLOGY_DEPOSIT = re.compile(r"carcinoma\s*$", re.I)  # a metastasis named by
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
                     r"has not|have not|did not|didn't", re.I)
+_NOT_BEGUN = re.compile(r"\bnever\b|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:started|begun|initiated|commenced)\b", re.I)
 _LABEL = re.compile(r"^\s*:\s*")  # a mention that opens its line and is followed by a colon is a topic label
 
 
 def _opens_label(text: str, start: int, end: int):
     """The colon after a mention ``text[start:end]`` that opens its line ("Colonoscopy: ..."): the mention is
-    the statement's topic label. The match, or None."""
-    return _LABEL.match(text[end:]) if not text[:start].strip() else None
+    the statement's topic label (its qualifier may come first: "Adjuvant RT: ..."). The match, or None."""
+    return _LABEL.match(text[end:]) if _LABEL_LEAD.fullmatch(text[:start]) else None
+
+
+_LABEL_LEAD = re.compile(r"\s*(?:[A-Za-z][A-Za-z-]*\s+){0,2}")
 
 
 _ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
@@ -692,8 +697,10 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                     m = replace(m, flags=m.flags + tuple(f"conflict:{k}" for k in hit))
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
+            if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NOT_BEGUN.search(m.cue or ""):
+                m = replace(m, flags=m.flags + (NEVER_STARTED,))  # the state reads it against earlier bookings
             row.append(m)
-        out.append(for_cancer(same_course(appositions(text, row))))
+        out.append(for_cancer(same_course(after_unfinished(text, appositions(text, row)))))
     out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
            for i, (t, row) in enumerate(zip(texts, out))]
     out = [_plan_uncued(row, "recommendation (the line before)") if i and _PLAN_LABEL_END.search(texts[i - 1]) else row
@@ -886,6 +893,22 @@ def _apposition_start(text: str, head: Mention, row: list[Mention]) -> int | Non
     if any(head.end <= m.start < start for m in row):
         return None
     return start
+
+
+_AFTER_WORD = re.compile(r"\s*(?:after|following|post)\s+(?:(?:completion|the\s+end)\s+of\s+)?(?:the\s+|her\s+|his\s+)?$", re.I)
+
+
+def after_unfinished(text: str, row: list[Mention]) -> list[Mention]:
+    """Care stated with no cue of its own but placed after care still to come or only possible ("whole breast
+    + nodal RT after chemo (if given)", "RT after the planned chemotherapy") is to come too. Pure. O(row)."""
+    out = list(row)
+    for i, m in enumerate(row):
+        if m.kind not in CARE or m.assertion != "present" or m.cue or i + 1 >= len(row):
+            continue
+        nxt = row[i + 1]
+        if nxt.kind in CARE and nxt.assertion in ("planned", "possible") and _AFTER_WORD.fullmatch(text[m.end:nxt.start]):
+            out[i] = replace(m, assertion="planned", cue=f"after {nxt.text} ({nxt.assertion})")
+    return out
 
 
 def _label_restated(text: str, m: Mention, row: list[Mention]) -> bool:

@@ -118,7 +118,7 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
 
 
 # "Reviewed options in detail:" / "Options d/w pt:" then an enumerated list: each item is a choice
-_OPTION_LEAD = re.compile(r"\b(?:options?|alternatives|choices)\b[^\n:]{0,40}:[ \t]*\n", re.I)
+_OPTION_LEAD = re.compile(r"\b(?:options?|alternatives|choices)\b[^\n:]{0,80}:[ \t]*\n", re.I)
 _ITEM = re.compile(r"[ \t]*(?P<e>\([a-z]\)|[a-z]\)|\(\d{1,2}\)|\d{1,2}[.)]|[-•*])[ \t]+", re.I)
 
 
