@@ -436,7 +436,7 @@ def context_rules():
               for c in ("harder", "more difficult", "more challenging", "more complex", "riskier")]
     # scope 10: "Biomarker testing (EGFR/ALK/PD-L1) not indicated" – a parenthesized list of targets between
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10, allowed_types=set(CARE))
-              for c in ("declined", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
+              for c in ("declined", "declines", "declines for now", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
                         "was not sent", "not obtained", "not checked",
@@ -589,7 +589,14 @@ def context_rules():
               for c in ("would require", "would need", "would entail", "would have required", "would mean")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
               for c in ("prefers", "would prefer", "preferring", "leaning toward", "leaning towards", "leaning to", "leans toward",
-                        "leans towards", "inclined toward", "inclined towards", "inclined to", "favors", "favours")]
+                        "leans towards", "inclined toward", "inclined towards", "inclined to")]
+    # a clinician's or a board's "favors X" recommends it ("Med onc: favors periop chemo"); the patient's
+    # "prefers" or "leaning toward" above is still undecided
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE))
+              for c in ("favors", "favours", "consensus favors", "consensus favours")]
+    # "add budesonide/formoterol", "will add trastuzumab": care to come
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=3, allowed_types=set(CARE))
+              for c in ("add", "to add", "will add", "plan to add")]
     # feasibility and pre-operative clearance are not the operation ("resectable by RUL lobectomy",
     # "cardiology clearance pending for surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
@@ -627,7 +634,7 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("regarding", "benefit", "benefits", "benefit of", "benefit from", "benefits of")]
     # (a letter's "Re:" line is its topic to the line's end; "referral re: RT" is a referral, planned)
-    rules += [ConTextRule("re:", "HYPOTHETICAL", direction="FORWARD", max_scope=None,
+    rules += [ConTextRule("re:", "HYPOTHETICAL", direction="FORWARD", max_scope=None, allowed_types=set(CARE),
                           on_modifies=lambda target, modifier, between: not _after_referral(modifier) and (
                               _opens_line(modifier) or between is None or len(between) <= 4))]
     # what the guideline says in general is not care given ("Whole-breast RT after BCS is standard")

@@ -14,7 +14,7 @@ _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n:.;]{2,80}?)[ \t]*:?[ \t]*$", re.M)
 _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
 # "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
-_COLON = re.compile(r"^(?P<name>[A-Za-z][A-Za-z /&()\-]{2,50}):[ \t]*(?=\S|$)", re.M)
+_COLON = re.compile(r"^(?P<name>[A-Za-z][A-Za-z /&()\-]{1,50}):[ \t]*(?=\S|$)", re.M)
 
 CANONICAL = {
     "chief complaint": "Chief Complaint", "cc": "Chief Complaint", "reason for visit": "Chief Complaint",
@@ -89,8 +89,9 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
     labels = []
     for m in _COLON.finditer(text):
         name = m.group("name")
-        # "Name:" lines count as headers only when the name is known or written as a header (caps)
-        if names_marker(name):
+        # "Name:" lines count as headers only when the name is known or written as a header (caps); a
+        # two-letter one only when known ("SH:", "FH:", "CC:"; not "CT: no mass")
+        if names_marker(name) or len(name.strip()) < 3 and not canonical_name(name):
             continue  # "KRAS: c.35G>T ... DETECTED", "ER: 90%": a result line, not a header
         if canonical_name(name) or name.isupper():
             found.append((m.start(), m.end(), name))
