@@ -159,8 +159,8 @@ def context_rules():
                         "plan is", "my recommendation would be", "our recommendation would be")]
     # "phoned to cancel restaging CT and durvalumab C1": not done; "Rebooked CT 3/3 & durva 3/10": to come
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
-              for c in ("cancel", "to cancel", "cancelled", "canceled", "cancelling", "canceling")]
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types=set(CARE),
+              for c in ("cancel", "to cancel", "cancelling", "canceling")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6, allowed_types=set(CARE),
                           on_modifies=same_clause)
               for c in ("was cancelled", "was canceled", "were cancelled", "were canceled", "cancelled", "canceled")]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
@@ -795,7 +795,7 @@ def _out_of_parenthesis_to_head(target, modifier) -> bool:
     """A cue inside a parenthesis reaches back out of it only to the words right before it: "RT after chemo
     (if given)" makes the chemotherapy conditional, not the radiotherapy."""
     doc = modifier.doc
-    before = doc.text[target.end_char if hasattr(target, "end_char") else doc[target.end - 1].idx:doc[modifier.start].idx]
+    before = doc.text[target.end_char:doc[modifier.start].idx]
     opened = before.rfind("(")
     if opened < 0 or before.count("(") <= before.count(")"):
         return True
@@ -812,7 +812,7 @@ def hyphen_joined_only(target, modifier, span_between) -> bool:
 
 
 _GOES_ON_TO_RESULT = re.compile(r"^[^;.]*\b(?:was|were|is|showed|shows|revealed|demonstrated|confirmed|normal|"
-                           r"unremarkable|negative|positive|done|performed)\b", re.I)
+                                r"unremarkable|negative|positive|done|performed)\b", re.I)
 
 
 def _no_result_after(target, modifier, span_between) -> bool:
