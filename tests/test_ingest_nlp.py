@@ -626,3 +626,45 @@ def test_a_topic_line_takes_its_status_from_the_scheduling_sentence_after_it(nlp
     sents = ["Surgery: laparoscopic low anterior resection + TME.", "Originally listed for 05/06/2025 - cancelled."]
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
     assert {m.assertion for m in rows[0] if m.kind == "Procedure"} == {"planned"}
+
+
+def test_care_still_owed_ordered_cancelled_or_only_discussed_is_not_care_given(nlp):
+    a = lambda s, word: next(x[2] for x in _one(nlp, s) if x[0] == word)  # noqa: E731
+    assert a("She will also need post-mastectomy radiotherapy (pN1a, LVI+).", "radiotherapy") == "planned"
+    assert a('"Surveillance chest CT at 6 months to be arranged by the lung CNS team."', "chest CT") == "planned"
+    assert a("Echo requested by cardiology was normal.", "Echo") == "present"  # a request with its result
+    assert a("Pt phoned to cancel restaging CT (2/10) and durvalumab C1 (2/17).", "durvalumab") == "negated"
+    assert a("Rebooked CT 3/3 & durva 3/10.", "durva") == "planned"
+    assert a("Anthracyclines will be avoided given her cardiac history.", "Anthracyclines") == "negated"
+    assert a("LAURA supports osimertinib after CRT.", "osimertinib") == "possible"
+    assert a("Re: Mrs Patricia H. - post-mastectomy radiotherapy", "radiotherapy") == "possible"
+    assert a("Rad onc referral re: whole-breast RT after BCS.", "RT") == "planned"
+    assert a("Surgeon: deep margin at the fascia is the anatomical limit, re-excision not possible.",
+             "re-excision") == "negated"
+    # a hyphen joins a cue to its own word; "never" stops at a comma; a stage is negated only right after a cue
+    assert a("For a small, node-negative HER2-positive cancer my recommendation is surgery first.", "cancer") == "present"
+    assert a("63F never smoker, stage IVB lung adenocarcinoma", "stage IVB") == "present"
+    assert a("Rad onc: no PMRT - cN0 at presentation.", "cN0") == "present"
+    assert a("NOT stage IV.", "stage IV") == "negated"
+
+
+def test_a_cue_in_a_parenthesis_reaches_out_only_to_the_care_right_before_it(nlp):
+    sents = ["Adjuvant RT: whole breast + nodal RT after chemo (if given)"]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]))
+    assert [(m.text, m.assertion) for m in row] == [("RT", "planned"), ("chemo", "possible")]
+
+
+def test_table_cells_dot_leaders_and_capital_lines():
+    from graphkit.clinical.values import find_biomarkers
+    from ingest.link import load_lexicon
+    from ingest.text import split_sentences
+
+    values = lambda t: [v for f in find_biomarkers(t) for v in f.values]  # noqa: E731
+    assert values("| BRAF V600E | not detected | not detected |") == ["BRAF=wild-type"]
+    assert values("| ALK fusion | not detected |") == ["ALK=negative"]
+    assert values("| MET | - | - |") == []
+    assert values("with PD-L1 >= 50%, atezolizumab") == ["PD-L1=high"]
+    text = "Estrogen receptor (ER) ........... POSITIVE, 95% of nuclei, strong\nMLH1 ...... LOSS of nuclear expression"
+    assert [text[s.start:s.end] for s in split_sentences(text)] == text.split("\n")
+    kinds = {m.kind for m in load_lexicon().find("A. BREAST, RIGHT: 2.1 CM. ALL MARGINS NEGATIVE; CT CHEST CLEAR.")}
+    assert "Cancer" not in kinds and "Test" in kinds  # "ALL" is a word there, "CT CHEST" still a test

@@ -431,3 +431,16 @@ def test_a_cancer_of_another_organ_never_takes_the_patients_lung_site():
     state = build_state("p", facts, D("2025-03-01"))
     assert [c.site for c in state.cancers] == [None]
     assert not assess(spec, paths, state, D("2025-03-01"), codes).applies
+
+
+def test_a_treatment_a_later_note_says_was_never_started_is_not_given_by_earlier_bookings():
+    from graphkit.clinical.treatments import NEVER_STARTED
+
+    durva = dict(codes=("ATC|L01FF03",), ancestors=("ATC|L01FF", "ATC|L01"))
+    booked = fact(40, "Medication", "durva", "2025-02-18", **durva)
+    never = fact(41, "Medication", "Durvalumab", "2025-03-20", assertion="negated", flags=(NEVER_STARTED,), **durva)
+    given = fact(42, "Medication", "durvalumab", "2025-04-01", detail={"status": "started"}, **durva)
+    names = lambda facts, at: [t.name for t in build_state("p", _breast(facts), D(at)).treatments]  # noqa: E731
+    assert "durva" in names([booked], "2025-03-01")  # before the note that says otherwise
+    assert not any(n.lower().startswith("durva") for n in names([booked, never], "2025-03-25"))
+    assert "durvalumab" in names([booked, never, given], "2025-04-02")  # a course later started stays
