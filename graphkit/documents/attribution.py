@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from graphkit.clinical.values import find_biomarkers, find_stages, stated_stage_groups
+from graphkit.clinical.values import STAGE_GROUP, find_biomarkers, find_stages, stated_stage_groups
 
 DEFAULT_THRESHOLD = 0.15  # chosen on the labelled claims' dev half (bench/documents_eval.py)
 DEFAULT_STRONG = 0.75
@@ -92,7 +92,6 @@ def named_codes(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_GROUP = re.compile(r"stage\|(?:0|I{1,3}|IV)[A-C]?\d?$")
 _PLANNED_CLAIM = re.compile(r"\bis planned\b|\bplanned\b", re.I)
 _ABSENT_CLAIM = re.compile(r"\bis overdue\b|\bnot documented\b|\bis due\b|\bto be tested\b", re.I)
 _GIVEN = {"present", "historical"}
@@ -210,7 +209,7 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     stages = {f for f in facts_of(claim) if f.startswith("stage|")}
     if shared and subject and stages and not (set(shared) & subject and set(shared) & stages):
         shared = ()  # "IDC was first recorded ..., stage IA": the sentence must name the cancer and its stage
-    groups = {f for f in stages if _GROUP.match(f)}
+    groups = {f for f in stages if STAGE_GROUP.match(f.partition("|")[2])}
     if shared and groups and not groups & (facts_of(source) | set(stated)):
         shared = ()  # "stage IIA (cT2N0)" needs the group said: a TNM alone is the reader's grouping (rule 2)
     basis = re.search(r"\b(pathological|clinical)\b", claim)

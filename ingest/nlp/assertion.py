@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ingest.link.sources import Concept
+from ingest.nlp.oncology import DASH_NEW_SUBJECT
 
 SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical", "Comparison": "historical"}
 #: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
@@ -753,9 +754,7 @@ def same_clause(target, modifier, span_between) -> bool:
 
 # "2. Prolonged air leak, resolved 3. COPD, mild": a problem list run into one sentence, item by item
 _LIST_NUMBER = re.compile(r"(?<![\w.,/])\d{1,2}[.)](?=\s+[A-Za-z]|\s*$)")
-# "implications of pelvic RT - she has completed her family": a dash and a new subject start a statement
-_DASH_NEW_SUBJECT = re.compile(r"(?:^|\s)[-–—]+\s+(?:she|he|they|we|i)\s+(?:has|have|had|is|was|are|were|will|would|did|does|"
-                               r"do)\b", re.I)
+_DASH_NEW_SUBJECT = re.compile(r"(?:^|\s)" + DASH_NEW_SUBJECT, re.I)  # (the span between starts at the dash)
 # "continue zoledronic acid, but next dose deferred": after "but", a new subject takes the cue; "T-DM1
 # discussed but (it was) never ordered" keeps it
 _BUT_NEW_SUBJECT = re.compile(r"\bbut\s+(?!(?:(?:it|this|that|they|these|she|he|was|were|is|are|has|have|had|been|then|"

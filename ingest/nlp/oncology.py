@@ -482,9 +482,9 @@ _STATUS_CUES = (
 )
 _STATUS_RX = [(status, re.compile(rf"(?<![A-Za-z])(?:{cues})(?![A-Za-z])", re.I)) for status, cues in _STATUS_CUES]
 # "Completed RT, plan to start letrozole", "CRT done -> durvalumab": a plan or an arrow opens a new clause
-_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b|->|→|\bplan(?:s|ned)?\b|\bwill\b|"
-                         r"\s[-–—]+\s+(?:she|he|they|we|i)\s+(?:has|have|had|is|was|are|were|will|would|did|does|do)\b",
-                         re.I)  # "RT - she has completed her family"
+#: a dash and a new subject start a statement: "implications of pelvic RT - she has completed her family"
+DASH_NEW_SUBJECT = r"[-–—]+\s+(?:she|he|they|we|i)\s+(?:has|have|had|is|was|are|were|will|would|did|does|do)\b"
+_CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b|->|→|\bplan(?:s|ned)?\b|\bwill\b|\s" + DASH_NEW_SUBJECT, re.I)
 
 
 def treatment_status(text: str, start: int, end: int) -> str | None:
