@@ -843,6 +843,13 @@ def _names_time_point(target) -> bool:
     return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ in ("post", "pre")
 
 
+def _named_as_before(target) -> bool:
+    """"pre-chemo work-up", "pre-op labs": the care names the time before it, so it is still to come."""
+    doc = target.doc
+    return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ == "pre" \
+        and not doc[target.start - 2].whitespace_ and not doc[target.start - 1].whitespace_
+
+
 def no_date_between(target, modifier, span_between) -> bool:
     """"since 03/06/2025: oxaliplatin": a "since" followed by a date starts a course, it does not name the
     care after it as a past time point."""
@@ -978,6 +985,10 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
+    if kind in CARE and _named_as_before(ent):
+        return "planned", cue or "pre-"  # "pre-chemo work-up done": the chemotherapy is still to come
+    if (kind in CARE or kind == "Cancer") and in_question(ent.doc.text, ent.start_char, ent.end_char):
+        return "possible", cue or "?"
     past = [m for m in mods if m.category == "HISTORICAL" and not (kind in PLANNED_KINDS and _planned_since(ent, m, mods))
             and not (kind == "Problem" and not episodic(concepts) and _STATUS_POST.match(_mod_text(ent, m)))]
     historical = ent._.is_historical and bool(past)
@@ -1001,6 +1012,19 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+# the clause around a mention ends in a question mark that no answer follows ("am I still supposed to do
+# the radiation?", "restart letrozole?"); a form's "Prior chemo? Yes" is answered, so not a question
+_QUESTION_BEFORE = re.compile(r"[^.;!?\n\"]*\Z")
+_QUESTION_AFTER = re.compile(r"[^.;!?\n\"]*\?(?!\s*(?:yes|y|no|n|none|nil|neg\w*|pos\w*|denies|done|completed?)\b)",
+                             re.I)
+
+
+def in_question(text: str, start: int, end: int) -> bool:
+    """The mention at ``text[start:end]`` sits in a clause that asks a question: care asked about is
+    not care given. O(clause length)."""
+    return bool(_QUESTION_AFTER.match(text, end)) and _QUESTION_BEFORE.search(text[:start]) is not None
 
 
 _FUTURE = re.compile(r"\b(?:will|shall|going\s+to|plans?\s+to|planned\s+to|to\s+be)\b", re.I)
