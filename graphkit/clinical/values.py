@@ -359,7 +359,7 @@ _TOKEN = re.compile(
     r"unstable|stable|high|low|"
     r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
     r"equivocal|indeterminate|borderline|"
-    r"\(\s*[+\-−]\s*\)|(?<!\s)\+{1,3}|\+{1,3}(?!\s+(?-i:[a-z]))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
+    r"\(\s*[+\-−]\s*\)|(?<![\s(])\+{1,3}|\+{1,3}(?!\s+[A-Za-z])|\+{1,3}(?=\s+[A-Za-z][\w-]*\s?[+\-−](?!\w))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|(?<!\.)\.(?:\s|$)|:|\bwith\b|\bbut\b|\|)",
     re.I)
 _DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)\)|"
@@ -576,8 +576,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     labels: list[tuple[int, int]] = []
     for lab in _NEGATIVE_LIST.finditer(text):
         labels.append((lab.start(), lab.end()))
-        stop = re.compile(r"\n|\.(?:\s|$)|;").search(text, lab.end())
-        end = stop.start() if stop else len(text)
+        end = _list_end(text, lab.end())
         listed |= {t[1] for t in tokens if t[0].startswith("M_") and lab.end() <= t[1] < end}
     for lab in _NO_LIST.finditer(text):
         items = [t for t in tokens if t[0].startswith("M_") and lab.start("list") <= t[1] < lab.end("list")]
@@ -724,6 +723,30 @@ _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|
 
 
 _LOOKED_FOR = re.compile(r"^(?:mutations?|alterations?|variants?|fusions?|rearrangements?|translocation)$", re.I)
+
+
+_LIST_STOP = re.compile(r"\n|\.(?:\s|$)|;")
+# a segment after ";" that says a result of its own ("; KRAS G12C detected", "; PD-L1: 60%") starts a new statement
+_OWN_RESULT = re.compile(r"[:+]|\d\s*%|\b(?:pos\w*|detected|identified|found|present|mutated|mutant|amplified|"
+                         r"high|low|loss|lost|deficient|proficient|stable|unstable|intact|retained|equivocal|wild|"
+                         r"wt|pending|awaited|not\s+(?:done|tested|performed))\b", re.I)
+
+
+def _list_end(text: str, start: int) -> int:
+    """Where a negative label's list that begins at ``start`` ends: its line or sentence, or past a ";"
+    when the next segment only names more markers ("NOT DETECTED: ALK, ROS1 fusions; KRAS, BRAF V600E,
+    MET exon 14 skipping mutations"). O(line length)."""
+    while True:
+        stop = _LIST_STOP.search(text, start)
+        if stop is None:
+            return len(text)
+        if stop.group() != ";":
+            return stop.start()
+        nxt = _LIST_STOP.search(text, stop.end())
+        segment = text[stop.end():nxt.start() if nxt else len(text)]
+        if _OWN_RESULT.search(segment) or not may_hold_biomarker(segment):
+            return stop.start()
+        start = stop.end()
 
 
 def _list_then_shared(tokens, j: int) -> bool:

@@ -216,7 +216,7 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
     if basis and shared and not re.search(r"(?<![A-Za-z])" + ("y?p" if basis.group(1) == "pathological" else "c")
                                           + r"[TN]\d|" + basis.group(1)[:9], source, re.I):
         shared = ()  # a pathological stage is not supported by a clinical one
-    if shared and _only_as_time_point(head, source):
+    if shared and _only_as_time_point(head, source, set(named_codes(head))):
         shared = ()  # "skin healed after RT", "post-chemo": the care names a time, the sentence does not state it
     # "tamoxifen (started) from 2025-05-31" is not what "Started tamoxifen on 26 May 2025" says, however close
     contradicted = contradicted or dated_otherwise(claim, source)
@@ -244,6 +244,9 @@ def dated_otherwise(claim: str, source: str) -> bool:
     order = when.date_order([source])
     readings = (order,) if order is not None else (False, True)  # a sentence alone may not say which comes first
     spans = [p for dmy in readings for p in when.periods(source, dmy)]
+    ranges = [r for dmy in readings for r in when.ranges(source, dmy)]
+    if ranges and re.search(r"\) from\b", claim) and all(a + slack < day <= b + slack for a, b in ranges):
+        return True  # "RT 25/11/2024 to 31/12/2024" for "RT (documented) from 2024-12-31": it began earlier
     if not spans or any(a - slack <= day <= b + slack for a, b in spans):
         return False
     point = not re.search(r"\((?:completed|documented|ongoing|stopped)\) from\b", claim) or bool(
@@ -260,15 +263,17 @@ _TIME_POINT = (r"(?:after|post|post-|following|since|once|until|before|prior\s+t
 _STARTED = re.compile(r"\b(?:start(?:ed|s)?|began|begun|commenced|initiated)\b", re.I)
 
 
-def _only_as_time_point(subject: str, source: str) -> bool:
+def _only_as_time_point(subject: str, source: str, codes: set[str] = frozenset()) -> bool:
     """Is the claim's subject named in the sentence only as a time point ("after RT", "post-chemo",
-    "Post-CRT CT")? Compared by the subject's last word, as written in the claim. O(len(source))."""
+    "5 wks post CRT" for "radical chemoradiotherapy")? Found by the subject's last word as the claim
+    writes it and by the sentence's mentions of the subject's ``codes``. O(len(source))."""
     words = re.findall(r"[A-Za-z][\w-]*", subject)
     if not words:
         return False
-    word = re.escape(words[-1])
-    said = [m.start() for m in re.finditer(rf"(?<![\w-]){word}(?![\w])", source, re.I)]
-    return bool(said) and all(re.search(_TIME_POINT + r"$", source[max(0, s - 25):s], re.I) for s in said)
+    text = " ".join(source.split())  # as :func:`_mentions` reads it
+    said = {m.start() for m in re.finditer(rf"(?<!\w){re.escape(words[-1])}(?![\w])", text, re.I)}
+    said |= {m.start for m in _mentions(source) if {f"{c.system}|{c.code}" for c in m.concepts} & codes} if codes else set()
+    return bool(said) and all(re.search(_TIME_POINT + r"$", text[max(0, s - 25):s], re.I) for s in said)
 
 
 def check_pairs(pairs: list[tuple[str, str]], embedder, threshold: float = DEFAULT_THRESHOLD,

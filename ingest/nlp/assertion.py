@@ -623,7 +623,9 @@ def context_rules():
               for c in ("asked about", "asks about", "inquired about", "inquires about", "questions about",
                         "question about", "curious about", "read about", "heard about", "asks when",
                         "asked when", "asking when", "asks whether", "asked whether", "asking whether",
-                        "asks if", "asked if", "asking about", "asked again about", "asks again about")]
+                        "asks if", "asked if", "asking about", "asked again about", "asks again about",
+                        "heard nothing about", "heard nothing regarding", "heard nothing re", "not heard about",
+                        "has not heard about", "hasn't heard about", "no news about", "no word about")]
     # "asked again about chemo - still not interested": care the patient does not want
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("not interested", "remains uninterested", "uninterested")]

@@ -389,8 +389,8 @@ def _spelling_repairs(text: str, lexicon: Lexicon, taken: list[tuple[int, int]])
     flagged (``spelling:``) so the ingest summary reports them."""
     out = []
     for m in _WORD.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken):
-            continue
+        if any(a < m.end() and m.start() < b for a, b in taken) or _INNER_CAPITAL.search(m.group()):
+            continue  # a product's CamelCase name ("ChemoCare", "PowerChart") is no misspelled drug
         hit = _misspelled_drug(lexicon, m.group())
         if hit:
             out.append(Found(m.start(), m.end(), "Medication", hit[1], flags=(f"spelling:{m.group()}~{hit[0]}",),
@@ -399,6 +399,7 @@ def _spelling_repairs(text: str, lexicon: Lexicon, taken: list[tuple[int, int]])
 
 
 _WORD = re.compile(r"[A-Za-z]{7,}")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 
 
 @lru_cache(maxsize=200_000)

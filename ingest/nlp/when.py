@@ -59,6 +59,10 @@ _YEARLESS_RANGE = re.compile(
     rf"[\s-](?P<y>\d{{4}}))", re.I)
 
 
+# "(17/02 - 14/03/2025)": a numeric period whose first day borrows the year written once at its end
+_YEARLESS_NUMERIC_RANGE = re.compile(
+    r"(?<![\d/.])(?P<a1>\d{1,2})(?P<s>[/.])(?P<a2>\d{1,2})(?![/.]?\d)(?P<sep>\s*(?:-|–|to|through|thru|until)\s*)"
+    r"(?P<b>(?P<b1>\d{1,2})(?P=s)(?P<b2>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2}))(?![/.]?\d)")
 _DIGIT = re.compile(r"\d")  # every written date has one: text without a digit is skipped at once
 
 
@@ -71,7 +75,14 @@ def _with_range_years(text: str) -> str:
         b_month = _MONTH_NAMES.index((m.group("bm") or m.group("bm2"))[:3].lower())
         year = int(m.group("y")) - (1 if a_month > b_month else 0)
         return f"{m.group('a')} {year}{m.group('sep')}{m.group('b')}"
-    return _YEARLESS_RANGE.sub(fill, text)
+    def fill_numeric(m: re.Match) -> str:
+        a, b = (int(m.group("a1")), int(m.group("a2"))), (int(m.group("b1")), int(m.group("b2")))
+        same_year = a <= b or a[::-1] <= b[::-1]  # either order may be the note's: a year's turn only if both say so
+        year = m.group("y")
+        if not same_year:
+            year = str(int(year) - 1).zfill(len(year))
+        return f"{m.group('a1')}{m.group('s')}{m.group('a2')}{m.group('s')}{year}{m.group('sep')}{m.group('b')}"
+    return _YEARLESS_NUMERIC_RANGE.sub(fill_numeric, _YEARLESS_RANGE.sub(fill, text))
 
 
 def date_order(texts: list[str]) -> bool | None:
