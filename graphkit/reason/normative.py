@@ -196,15 +196,26 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
     return out
 
 
+COMBINATION_START_DAYS = 7  # a combination's drugs begin within a week of its defining element
+
+
 def with_defining_element(step: Step, facts: list[Fact]) -> list[Fact]:
     """The facts that realize a step with a defining element (``requires``): none unless one of them is
     that element (carboplatin and pemetrexed alone are not "osimertinib ± chemotherapy"; chemoradiation
     alone is not total neoadjuvant therapy), and then all of them (the chemoradiation of a TNT comes
-    before its consolidation doublet). O(facts)."""
+    before its consolidation doublet) but the drugs begun more than a week before the element. O(facts)."""
     if not step.requires:
         return facts
     codes, cats = _code_keys(step, "requires")
-    return facts if any(_fact_matches(f, codes, cats) for f in facts) else []
+    defining = [f for f in facts if _fact_matches(f, codes, cats)]
+    first = min((f.date for f in defining if f.date is not None), default=None)
+    if first is None:
+        return facts if defining else []
+    # the drugs of a combination start together: carboplatin/pemetrexed given weeks before osimertinib
+    # were another regimen, not "osimertinib + chemotherapy" (care of another kind may come first)
+    floor = first - dt.timedelta(days=COMBINATION_START_DAYS)
+    return [f for f in facts if f.kind != "Medication" or f.date is None or f.date >= floor
+            or _fact_matches(f, codes, cats)]
 
 
 def later_line(step: Step, facts: list[Fact], done: dict[str, Match], by_id: dict[str, Fact]) -> list[Fact]:

@@ -83,10 +83,12 @@ def is_acronym(surface: str) -> bool:
 
 
 def as_written(surface: str) -> bool:
-    """A curated abbreviation matched only as written: an acronym, or a short capitalised one ("Cr"
-    creatinine, never "CR" complete response nor the syllable "cr")."""
+    """A curated abbreviation matched only as written: an acronym, a short capitalised one ("Cr"
+    creatinine, never "CR" complete response nor the syllable "cr"), or one that opens with a small letter
+    before capitals ("eGFR" the filtration rate, never "EGFR" the gene)."""
     s = surface.strip()
-    return is_acronym(s) or (2 <= len(s) <= 3 and s[0].isupper() and s[1:].isalpha() and s[1:].islower())
+    return is_acronym(s) or (2 <= len(s) <= 3 and s[0].isupper() and s[1:].isalpha() and s[1:].islower()) or (
+        len(s) <= 6 and s[0].islower() and any(c.isupper() for c in s[1:]))
 
 
 # -- OBO ---------------------------------------------------------------------------------------------------

@@ -177,6 +177,15 @@ def context_rules():
                           on_modifies=same_clause)
               for c in ("will be avoided", "to be avoided", "should be avoided", "is to be avoided", "best avoided",
                         "are to be avoided", "will be omitted", "to be omitted")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types=set(CARE),
+                          on_modifies=lambda target, modifier, between: same_clause(target, modifier, between)
+                          and inside_parenthesis(target, modifier, between))
+              for c in ("avoided", "was avoided")]
+    # "Capecitabine held during admission", "apixaban withheld": a drug paused is not being given
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types={"Medication"},
+                          on_modifies=same_clause)
+              for c in ("held", "was held", "is held", "withheld", "was withheld", "being held")]
+
     # "new primary lung cancer in ex-smoker on the ddx": one of the diagnoses still considered
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("on the ddx", "on the differential", "in the differential", "in the ddx", "on ddx",
@@ -345,7 +354,9 @@ def context_rules():
                         "weighing", "undecided about", "unsure about", "reconsider", "reconsidering")]
     # words that hold a cue word without its meaning ("prior auth" is not history, "prior to surgery" is a plan)
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
-              for c in ("prior auth", "prior authorization", "prior authorisation", "prior to")]
+              for c in ("prior auth", "prior authorization", "prior authorisation", "prior to",
+                        # a histology's name: "invasive carcinoma of no special type (IDC-NST)"
+                        "no special type", "of no special type")]
     # fitness for a treatment is not the treatment ("PFTs adequate - fit for lobectomy")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("fit for", "unfit for", "eligible for", "ineligible for", "suitable for", "cleared for",
@@ -601,7 +612,8 @@ def context_rules():
     # feasibility and pre-operative clearance are not the operation ("resectable by RUL lobectomy",
     # "cardiology clearance pending for surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5)
-              for c in ("resectable by", "amenable to", "clearance for", "clearance pending for",
+              for c in ("resectable by", "amenable to", "adequate for", "sufficient for",
+                        "clearance for", "clearance pending for",
                         "pending for", "workup for", "work-up for", "preop clearance for")]
     # "feasible for lobectomy", "BCS feasible - favorable ratio": possible, not done
     rules += [ConTextRule("feasible", "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=5,
@@ -642,7 +654,9 @@ def context_rules():
                               _opens_line(modifier) or between is None or len(between) <= 4))]
     # what the guideline says in general is not care given ("Whole-breast RT after BCS is standard")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
-              for c in ("is standard", "is the standard", "is standard of care", "are standard",
+              for c in ("not routinely given", "is not routinely given", "not routinely recommended",
+                        "is not routinely recommended", "not routinely offered", "is not routinely offered",
+                        "is standard", "is the standard", "is standard of care", "are standard",
                         "is standard practice", "is generally recommended", "is usually recommended")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("standard is", "standard of care is", "the standard would be", "standard would be",
@@ -652,6 +666,7 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Stage", "Biomarker"})
               for c in ("standard for", "is standard for", "is the standard for", "is standard of care for",
                         "are standard for", "is indicated for", "indicated for", "recommended for", "reserved for", "approved for",
+                        "given in", "offered in", "used in",
                         "benefit in", "only for", "not for", "is for", "are for", "criteria for", "eligible if")]
     # "triple-negative criteria not met", "HER2-positive criteria": a phenotype named as a rule's condition
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2, allowed_types={"Stage", "Biomarker"})
@@ -681,6 +696,12 @@ def context_rules():
     rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"})
               for c in ("first dose taken", "first dose given", "first dose administered", "first dose was given",
                         "first dose was taken", "1st dose taken", "1st dose given")]
+    # "- Pegfilgrastim on-body injector applied today", "dexamethasone 8 mg BID x3d (started yesterday)": in a
+    # plan section, care already given
+    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
+              for c in (f"{verb} {when}" for verb in ("given", "applied", "administered", "started", "taken", "done",
+                                                      "performed", "inserted", "placed")
+                        for when in ("today", "yesterday", "this morning", "in clinic", "in clinic today"))]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "cont", "cont.", "cont'd", "contd", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance",
@@ -987,6 +1008,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
+    if kind in CARE and _NOT_FOR.search(ent.doc.text[max(0, ent.start_char - 12):ent.start_char]):
+        return "negated", cue or "not for"  # "Neurosurgical opinion: not for resection": judged unsuitable
     if kind in CARE and _named_as_before(ent):
         return "planned", cue or "pre-"  # "pre-chemo work-up done": the chemotherapy is still to come
     if (kind in CARE or kind == "Cancer") and in_question(ent.doc.text, ent.start_char, ent.end_char):
@@ -1007,7 +1030,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
             return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
         return "historical", cue
     if section in HISTORY_SECTIONS:
-        return ("historical" if kind == "Procedure" or episodic(concepts) else "present"), None
+        over = kind == "Medication" and (_COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
+        return ("historical" if kind == "Procedure" or over or episodic(concepts) else "present"), None
     if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats and not (
             kind == "Test" and _VALUE_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 25])):
         return "planned", cue
@@ -1016,6 +1040,7 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 
+_NOT_FOR = re.compile(r"\bnot\s+for\s+(?:further\s+|any\s+)?$", re.I)
 # the clause around a mention ends in a question mark that no answer follows ("am I still supposed to do
 # the radiation?", "restart letrozole?"); a form's "Prior chemo? Yes" is answered, so not a question
 _QUESTION_BEFORE = re.compile(r"[^.;!?\n\"]*\Z")
@@ -1027,6 +1052,10 @@ def in_question(text: str, start: int, end: int) -> bool:
     """The mention at ``text[start:end]`` sits in a clause that asks a question: care asked about is
     not care given. O(clause length)."""
     return bool(_QUESTION_AFTER.match(text, end)) and _QUESTION_BEFORE.search(text[:start]) is not None
+
+
+# a drug with its course told in a history list ("tamoxifen x5 yrs", "FEC-T x6", "12 cycles") is over
+_COURSE_GIVEN = re.compile(r"[^,;.\n(]{0,25}?(?:\bx\s?\d+|\b\d+\s*(?:cycles|yrs|years|months)\b)", re.I)
 
 
 _FUTURE = re.compile(r"\b(?:will|shall|going\s+to|plans?\s+to|planned\s+to|to\s+be)\b", re.I)

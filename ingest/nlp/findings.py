@@ -49,3 +49,25 @@ def find_described_problems(text: str) -> list[DescribedProblem]:
             if len(chunk.split()) >= 2:
                 out.append(DescribedProblem(start, m.end()))
     return out
+
+
+# Lymph nodes described by where they are and how they look ("enlarged L hilar nodes", "bulky subcarinal
+# LN", "no supraclavicular nodes"): a finding, named by its site, never in a vocabulary as written
+_NODE_LOOK = (r"(?:enlarged|bulky|prominent|hypermetabolic|FDG[- ]avid|avid|pathologic(?:al)?|necrotic|"
+              r"matted|palpable|abnormal|contralateral|ipsilateral|multiple|several|bilateral|left|right|lt|rt|[LR])")
+_NODE_SITE = (r"(?:axillary|hilar|mediastinal|supraclavicular|SCV|SCF|infraclavicular|cervical|neck|subcarinal|"
+              r"paratracheal|pretracheal|prevascular|AP[- ]window|aortopulmonary|paraesophageal|pericolic|mesenteric|"
+              r"mesorectal|perirectal|para-?aortic|retroperitoneal|inguinal|internal\s+mammary|iliac|obturator|"
+              r"pelvic(?:\s+sidewall)?|portal|peripancreatic|celiac|intramammary)")
+_NODE = re.compile(rf"(?<![\w-])(?:{_NODE_LOOK}\s+){{0,3}}{_NODE_SITE}(?:\s+\([^)\n]{{1,12}}\))?(?:\s+(?:and\s+)?{_NODE_SITE})?"
+                   r"\s+(?:lymph\s+nodes?|nodes?|LNs?|LAD|lymphadenopathy|adenopathy)(?![\w-])"
+                   r"(?!\s*(?:dissection|clearance|sampling|biopsy|bx|excision|FNA|count|status|:?\s*\(?\d+\s*(?:/|of)\s*\d))",
+                   re.I)
+_COUNTED = re.compile(r"\d+\s*(?:/|of)\s*\d+\s*$")
+
+
+def find_node_findings(text: str) -> list[DescribedProblem]:
+    """Lymph-node findings by shape: look, site, then node. A count of nodes examined ("0/13 axillary
+    nodes", "axillary nodes: 2/15") is a pathology measure, not a finding. O(len(text))."""
+    return [DescribedProblem(m.start(), m.end()) for m in _NODE.finditer(text)
+            if not _COUNTED.search(text[max(0, m.start() - 12):m.start()])]

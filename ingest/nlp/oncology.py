@@ -33,7 +33,9 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "small cell carcinoma": (r"(?<!non-)(?<!non )(?<!non)small[- ]cell(?:\s+(?:lung\s+)?(?:carcinoma|ca|cancer))|(?-i:SCLC)",
                              "carcinoma", "lung"),
     "ductal carcinoma": (r"ductal\s+carcinoma|ductal\s+ca", "carcinoma", "breast"),
-    "invasive ductal carcinoma": (r"invasive\s+ductal\s+(?:carcinoma|ca|cancer)|infiltrating\s+ductal\s+(?:carcinoma|ca)|(?-i:IDC)",
+    # WHO's "invasive (breast) carcinoma of no special type" (NST) is the ductal carcinoma
+    "invasive ductal carcinoma": (r"invasive\s+ductal\s+(?:carcinoma|ca|cancer)|infiltrating\s+ductal\s+(?:carcinoma|ca)|(?-i:IDC)|"
+                                  r"(?:(?:invasive|infiltrating)\s+)?(?:breast\s+)?carcinoma,?\s+(?:of\s+)?no\s+special\s+type",
                                   "ductal carcinoma", "breast"),
     "lobular carcinoma": (r"(?:invasive\s+|infiltrating\s+)?lobular\s+(?:carcinoma|ca|cancer)|(?-i:ILC)", "carcinoma", "breast"),
     "ductal carcinoma in situ": (r"ductal\s+carcinoma\s+in\s+situ|(?-i:DCIS)", "ductal carcinoma", "breast"),

@@ -40,7 +40,7 @@ from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_lo
 from ingest.nlp import oncology, when
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
                                   label_assertion)
-from ingest.nlp.findings import find_described_problems
+from ingest.nlp.findings import find_described_problems, find_node_findings
 
 # Every stock ConText rule is a phrase now (assertion.as_phrases): medspaCy still calls its empty token
 # Matcher, and spaCy warns about that on each call.
@@ -259,6 +259,15 @@ def compound_part(text: str, m) -> bool:
     return len(word) <= 4 and word.isupper() and bool(re.match(r"-[A-Za-z0-9]", text[m.end:m.end + 2]))
 
 
+# "middle colic vessels", "wound protector": a problem's word naming a structure or a device
+_NAMES_STRUCTURE = re.compile(r"\s+(?:vessels?|artery|arteries|vein|veins|pedicles?|protector|retractor)\b", re.I)
+
+
+def structure_word(text: str, m) -> bool:
+    """A problem term that only qualifies the anatomy or device named after it ("colic vessels")."""
+    return m.kind == "Problem" and bool(_NAMES_STRUCTURE.match(text, m.end))
+
+
 def room_air(text: str, m) -> bool:
     """"SpO2 95% on RA": room air, a vital sign's condition, not rheumatoid arthritis."""
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
@@ -325,7 +334,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
-             and not compound_part(text, m)]
+             and not compound_part(text, m) and not structure_word(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -348,12 +357,19 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
             found = [f for f in found if f not in overlap]
         found.append(_with_details(text, Found(m.start, m.end, m.kind, m.concepts, priority=m.priority)))
     found += [_with_details(text, r) for r in repairs]
+    # a lymph-node finding ("enlarged L hilar nodes") is the finding its site or look words are part of
+    found += [Found(d.start, d.end, "Problem", _node_concepts(lexicon), priority=55) for d in find_node_findings(text)
+              if not any(a < d.end and d.start < b for a, b in special)]
     # a described problem ("knee problems") only where no term was found: terms name things better
     found += [d for d in described if not any(f.start < d.end and d.start < f.end for f in found)]
     return sorted(select_longest(found) + also, key=lambda f: (f.start, f.kind))
 
 
 _GY_DOSE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,2})?\s?c?Gy(?:\s?(?:/|in|x)\s?\d{1,2}\s?(?:fx|fractions?))?\b")
+
+
+def _node_concepts(lexicon: Lexicon) -> tuple[Concept, ...]:
+    return tuple(c for c in lexicon.lookup("lymphadenopathy") if c.kind == "Problem")[:3]
 
 
 def _radiotherapy_concepts(lexicon: Lexicon) -> tuple[Concept, ...]:

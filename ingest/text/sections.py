@@ -4,6 +4,7 @@ section names; text before the first header is "Unlabeled"."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from graphkit.clinical.values import names_marker
@@ -14,7 +15,7 @@ _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n:.;]{2,80}?)[ \t]*:?[ \t]*$", re.M)
 _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
 # "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
-_COLON = re.compile(r"^(?P<name>[A-Za-z][A-Za-z /&()\-]{1,50}):[ \t]*(?=\S|$)", re.M)
+_COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]){1,50}):[ \t]*(?=\S|$)", re.M)  # "Decisión:" too
 
 CANONICAL = {
     "chief complaint": "Chief Complaint", "cc": "Chief Complaint", "reason for visit": "Chief Complaint",
@@ -53,6 +54,13 @@ CANONICAL = {
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
     "comparison studies": "Comparison",
+    # a letter's "Background:" and an oncology history list what came before this visit
+    "background": "Past Medical History", "oncology history": "Past Medical History",
+    "oncologic history": "Past Medical History", "oncological history": "Past Medical History",
+    "cancer history": "Past Medical History", "treatment history": "Past Medical History",
+    "past oncologic history": "Past Medical History", "past oncological history": "Past Medical History",
+    "prior treatment": "Past Medical History", "prior treatments": "Past Medical History",
+    "previous treatment": "Past Medical History", "previous treatments": "Past Medical History",
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
@@ -73,9 +81,14 @@ class Section:
 def canonical_name(header: str) -> str | None:
     """The canonical section of a header, also when a remark follows it ("Recommendation - either
     acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:")."""
-    key = re.sub(r"\s+", " ", header.strip().strip(":").lower())
+    key = re.sub(r"\s+", " ", _plain_letters(header.strip().strip(":").lower()))
     tight = re.sub(r"\s*/\s*", "/", key)  # "Assessment / Plan", "A / P"
     return CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
+
+
+def _plain_letters(text: str) -> str:
+    """"decisión" → "decision": a header written with accents names the same section."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 _REMARK = re.compile(r"\s+(?:[-–(]|(?:d/w|discussed|reviewed|per|with|today|at\s+length)\b)")
