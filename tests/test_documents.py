@@ -105,6 +105,17 @@ def test_a_sentence_that_dates_the_event_otherwise_does_not_support_the_claim():
     assert not dated_otherwise("CRT (documented) from 2024-11-11", crt)
 
 
+def test_a_course_begun_earlier_a_value_that_differs_and_care_named_as_a_time_point_support_nothing():
+    from graphkit.documents.attribution import dated_otherwise, value_disagrees
+
+    course = "Treatment: pelvic chemoradiotherapy, 45 Gy in 25 fractions, 25/11/2024 to 31/12/2024, no gaps."
+    assert dated_otherwise("CRT (documented) from 2024-12-31", course)  # it began in November
+    assert not dated_otherwise("CRT (documented) from 2024-11-25", course)
+    assert dated_otherwise("RT 45 Gy/30 (completed) from 2025-01-28", "thoracic RT 45 Gy/30# BD (17/02 - 14/03/2025).")
+    assert value_disagrees("PD-L1 is low, tps 1.0", "PD-L1 40%, EGFR/ALK negative.")
+    assert not value_disagrees("PD-L1 is low, tps 40.0", "PD-L1 (SP263): TPS 40%")
+
+
 def test_a_marker_result_written_as_a_sentence_and_an_operation_stated_support_their_claims():
     from graphkit.documents.attribution import facts_of, stated_facts, supports
 

@@ -668,3 +668,48 @@ def test_table_cells_dot_leaders_and_capital_lines():
     assert [text[s.start:s.end] for s in split_sentences(text)] == text.split("\n")
     kinds = {m.kind for m in load_lexicon().find("A. BREAST, RIGHT: 2.1 CM. ALL MARGINS NEGATIVE; CT CHEST CLEAR.")}
     assert "Cancer" not in kinds and "Test" in kinds  # "ALL" is a word there, "CT CHEST" still a test
+
+
+def test_questions_plans_before_care_holds_and_unsuitability(nlp):
+    a = lambda s, word: next(x[2] for x in _one(nlp, s) if x[0] == word)  # noqa: E731
+    assert a('Asks: "am I still supposed to do the radiation? nobody ever called me".', "radiation") == "possible"
+    assert a("Prior chemotherapy? Yes, FOLFOX 2019.", "chemotherapy") != "possible"  # a form's answered question
+    assert a("Pre-op/pre-chemo work-up done: Hb 12.1, ECG NSR.", "chemo") == "planned"
+    assert a('He has "heard nothing about the immunotherapy" since January.', "immunotherapy") == "possible"
+    assert a("Neurosurgical opinion: not for resection (multiple mets, PS 2).", "resection") == "negated"
+    assert a("Capecitabine held during admission.", "Capecitabine") == "negated"
+    assert a("ECOG 0, PFT adequate for lobectomy.", "lobectomy") == "possible"
+    assert a("Adjuvant platinum chemotherapy is not routinely given in stage IB.", "chemotherapy") == "possible"
+    assert a("- Pegfilgrastim on-body injector applied today.", "Pegfilgrastim") == "present"
+
+
+def test_node_findings_lists_past_a_semicolon_and_conjunction_plus():
+    from graphkit.clinical.values import find_biomarkers
+    from ingest.nlp.findings import find_node_findings
+
+    text = "CT: enlarged L hilar nodes and AP window nodes. Axillary nodes: 0/13. No supraclavicular nodes."
+    assert [text[f.start:f.end] for f in find_node_findings(text)] == ["enlarged L hilar nodes", "AP window nodes",
+                                                                        "supraclavicular nodes"]
+    values = lambda t: [v for f in find_biomarkers(t) for v in f.values]  # noqa: E731
+    assert values("NOT DETECTED: ALK, ROS1 fusions; KRAS, BRAF V600E, MET exon 14 skipping mutations.") == [
+        "ALK=negative", "ROS1=negative", "KRAS=wild-type", "BRAF=wild-type", "MET=wild-type"]
+    assert "KRAS=mutated" in values("Negative: ALK, ROS1; KRAS G12C detected.")
+    assert values("Plan: request EGFR + NGS on the resection block.") == []  # "+" joins two tests
+    assert values("ER + PR + HER2 -") == ["ER=positive", "PR=positive", "HER2=negative"]
+
+
+def test_vocabulary_reads_abbreviations_as_written_and_histories_as_history(nlp):
+    from ingest.link import load_lexicon
+    from ingest.nlp import when
+    from ingest.text.sections import split_sections
+
+    lex = load_lexicon()
+    assert [c.code for c in lex.lookup("eGFR")] == ["33914-3"] and not lex.lookup("EGFR")  # the gene stays a marker
+    assert lex.lookup("EtOH")[0].code == "F10.90"  # use, not abuse
+    assert lex.lookup("diagnostic laparoscopy")[0].code == "73632009"  # not a laparotomy
+    text = "Background:\n- Breast ca 2008 - L WLE + RT, tamoxifen x5 yrs; NED.\nDecisión: VATS lobectomy."
+    assert [s.name for s in split_sections(text)] == ["Past Medical History", "Plan"]
+    assert list(when.ranges("thoracic RT 45 Gy/30# BD (17/02 - 14/03/2025).", True))[0][0].isoformat() == "2025-02-17"
+    [ms] = extract_mentions(nlp, ["INVASIVE BREAST CARCINOMA OF NO SPECIAL TYPE (IDC-NST)"], [None])
+    assert {(m.detail.get("histology"), m.assertion) for m in ms if m.kind == "Cancer"} == {
+        ("invasive ductal carcinoma", "present")}

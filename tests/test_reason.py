@@ -360,6 +360,12 @@ def test_a_step_s_defining_element_a_later_line_and_drivers_that_exclude_each_ot
     assert [i.step for i in res.items if i.status == "done-not-indicated"] == ["chemo-immunotherapy"]
     # EGFR-mutant: an NTRK fusion branch is not open, so NTRK is no missing information
     assert "NTRK" not in [m.fact for m in res.missing_info]
+    # osimertinib begun weeks after them: the TKI is done, and the earlier chemotherapy stays chemo-immunotherapy
+    osi = fact(7, "Medication", "osimertinib", "2024-06-20", codes=("RxNorm|1721560",), ancestors=("ATC|L01EB04", "ATC|L01EB"))
+    res = assess(spec, paths, build_state("p", [*facts, osi], day), day, codes)
+    status = {i.step: i for i in res.items}
+    assert status["egfr-tki"].status == "done" and list(status["egfr-tki"].evidence) == ["f7"]
+    assert [i.step for i in res.items if i.status == "done-not-indicated"] == ["chemo-immunotherapy"]
 
 
 def test_first_line_options_wait_for_the_biomarker_result_that_decides_them():
