@@ -681,6 +681,10 @@ def test_questions_plans_before_care_holds_and_unsuitability(nlp):
     assert a("ECOG 0, PFT adequate for lobectomy.", "lobectomy") == "possible"
     assert a("Adjuvant platinum chemotherapy is not routinely given in stage IB.", "chemotherapy") == "possible"
     assert a("- Pegfilgrastim on-body injector applied today.", "Pegfilgrastim") == "present"
+    assert a("AFib on apixaban (held periop).", "apixaban") == "present"  # still on it
+    assert a("- Mucositis, chest pain, fever >=38 C -> call 24-h acute oncology line.", "fever") == "possible"
+    assert a("MRI: 3.6 cm R breast NME + suspicious R axillary LN.", "R axillary LN") == "possible"
+    assert a("Haemoptysis settled by D4.", "Haemoptysis") == "historical"
 
 
 def test_node_findings_lists_past_a_semicolon_and_conjunction_plus():
@@ -709,6 +713,7 @@ def test_vocabulary_reads_abbreviations_as_written_and_histories_as_history(nlp)
     assert lex.lookup("diagnostic laparoscopy")[0].code == "73632009"  # not a laparotomy
     text = "Background:\n- Breast ca 2008 - L WLE + RT, tamoxifen x5 yrs; NED.\nDecisión: VATS lobectomy."
     assert [s.name for s in split_sections(text)] == ["Past Medical History", "Plan"]
+    assert [s.name for s in split_sections("Follow-up:\n- CT TAP at 12 months")] == ["Plan"]
     assert list(when.ranges("thoracic RT 45 Gy/30# BD (17/02 - 14/03/2025).", True))[0][0].isoformat() == "2025-02-17"
     [ms] = extract_mentions(nlp, ["INVASIVE BREAST CARCINOMA OF NO SPECIAL TYPE (IDC-NST)"], [None])
     assert {(m.detail.get("histology"), m.assertion) for m in ms if m.kind == "Cancer"} == {

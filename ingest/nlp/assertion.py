@@ -128,6 +128,9 @@ def context_rules():
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    # "Haemoptysis settled by D4": a symptom over
+    rules += [ConTextRule(c, "HISTORICAL", direction="BACKWARD", max_scope=4, allowed_types={"Problem"})
+              for c in ("settled", "has settled", "subsided", "has subsided", "abated", "has abated")]
     # "Remote R breast IDC (2009)", "a remote MI": the word before the disease only
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("remote",)]
     # "Off Keppra since 1/2025", "off Coumadin": a drug no longer taken (right before it: "off-label" is not)
@@ -183,7 +186,8 @@ def context_rules():
               for c in ("avoided", "was avoided")]
     # "Capecitabine held during admission", "apixaban withheld": a drug paused is not being given
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types={"Medication"},
-                          on_modifies=same_clause)
+                          on_modifies=lambda target, modifier, between: same_clause(target, modifier, between)
+                          and inside_parenthesis(target, modifier, between))  # "on apixaban (held periop)": still on it
               for c in ("held", "was held", "is held", "withheld", "was withheld", "being held")]
 
     # "new primary lung cancer in ex-smoker on the ddx": one of the diagnoses still considered
@@ -325,7 +329,7 @@ def context_rules():
               for c in ("counseled on", "counselled on", "counseled about", "counselled about", "counseling on",
                         "counselling on", "side effects include", "side effects including", "risks include",
                         "risks including", "risks of", "warned about", "educated on", "educated about",
-                        "discussed risks", "discussed side effects", "potential side effects", "implications of",
+                        "potential side effects", "implications of",
                         "side effects of", "toxicities of", "toxicity of", "pros and cons of", "risks and benefits of",
                         "benefits and risks of", "long-term effects of", "late effects of")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
@@ -553,7 +557,13 @@ def context_rules():
                         "risks reviewed", "risks discussed", "risks and benefits", "risks/benefits", "risks:",
                         "side effects include", "side effects including", "side effects:", "ses:", "acute ses:",
                         "late ses:", "potential toxicities", "toxicities include", "possible side effects",
-                        "potential side effects", "potential complications", "complications include")]
+                        "potential side effects", "potential complications", "complications include",
+                        "discussed risks", "discussed side effects",
+                        # safety-netting lists what to call about: "Safety-netted: worsening SOB or fever"
+                        "safety-netted", "safety netted", "safety-netting", "safety netting", "red flags")]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=12)
+              for c in ("-> call", "→ call", "then call", "-> acute oncology", "→ acute oncology", "call if",
+                        "to call if", "seek advice if", "seek medical advice", "-> ED", "→ ED")]
     # a risk of a disease, or screening for it, is not the disease
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2, excluded_types={"Test"})
               for c in ("risk", "risks", "risk assessment", "risk reduction", "screening", "surveillance program",
@@ -866,10 +876,11 @@ def _names_time_point(target) -> bool:
     return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ in ("post", "pre")
 
 
-def _named_as_before(target) -> bool:
-    """"pre-chemo work-up", "pre-op labs": the care names the time before it, so it is still to come."""
+def _named_as_before(target, prefix: str = "pre") -> bool:
+    """"pre-chemo work-up", "pre-op labs": the care names the time before it, so it is still to come.
+    (Not its mirror: "post-RT CT in 3 months" in a plan may name radiotherapy not yet given.)"""
     doc = target.doc
-    return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ == "pre" \
+    return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ == prefix \
         and not doc[target.start - 2].whitespace_ and not doc[target.start - 1].whitespace_
 
 

@@ -66,8 +66,20 @@ _NODE = re.compile(rf"(?<![\w-])(?:{_NODE_LOOK}\s+){{0,3}}{_NODE_SITE}(?:\s+\([^
 _COUNTED = re.compile(r"\d+\s*(?:/|of)\s*\d+\s*$")
 
 
-def find_node_findings(text: str) -> list[DescribedProblem]:
+_DOUBT_BEFORE = re.compile(r"\b(?:suspicious|indeterminate|equivocal|borderline|possible|probable)\s+$", re.I)
+_DOUBT_AFTER = re.compile(r"(?:[^.;\n]|\.(?=\d)){0,40}?\b(?:indeterminate|equivocal|suspicious)\b", re.I)
+
+
+@dataclass(frozen=True)
+class NodeFinding:
+    start: int
+    end: int
+    doubt: bool  # "suspicious R axillary LN", "L paratracheal LN 0.9 cm, indeterminate": not yet a fact
+
+
+def find_node_findings(text: str) -> list[NodeFinding]:
     """Lymph-node findings by shape: look, site, then node. A count of nodes examined ("0/13 axillary
     nodes", "axillary nodes: 2/15") is a pathology measure, not a finding. O(len(text))."""
-    return [DescribedProblem(m.start(), m.end()) for m in _NODE.finditer(text)
-            if not _COUNTED.search(text[max(0, m.start() - 12):m.start()])]
+    return [NodeFinding(m.start(), m.end(), bool(_DOUBT_BEFORE.search(text[max(0, m.start() - 16):m.start()])
+                                                 or _DOUBT_AFTER.match(text, m.end())))
+            for m in _NODE.finditer(text) if not _COUNTED.search(text[max(0, m.start() - 12):m.start()])]

@@ -358,8 +358,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
         found.append(_with_details(text, Found(m.start, m.end, m.kind, m.concepts, priority=m.priority)))
     found += [_with_details(text, r) for r in repairs]
     # a lymph-node finding ("enlarged L hilar nodes") is the finding its site or look words are part of
-    found += [Found(d.start, d.end, "Problem", _node_concepts(lexicon), priority=55) for d in find_node_findings(text)
-              if not any(a < d.end and d.start < b for a, b in special)]
+    found += [Found(d.start, d.end, "Problem", _node_concepts(lexicon), detail={"doubt": True} if d.doubt else {},
+                    priority=55) for d in find_node_findings(text) if not any(a < d.end and d.start < b for a, b in special)]
     # a described problem ("knee problems") only where no term was found: terms name things better
     found += [d for d in described if not any(f.start < d.end and d.start < f.end for f in found)]
     return sorted(select_longest(found) + also, key=lambda f: (f.start, f.kind))
@@ -530,6 +530,8 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
         for f in fs:
             ent = next((e for (a, b), e in by_span.items() if a <= f.start < b), None)
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
+            if f.detail.get("doubt") and assertion == "present":
+                assertion, cue = "possible", cue or "suspicious or indeterminate"  # "suspicious R axillary LN"
             label = _opens_label(text, f.start, f.end) if f.kind in PLANNED_KINDS else None
             if label:
                 rest = text[f.end + label.end():]

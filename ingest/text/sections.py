@@ -54,6 +54,9 @@ CANONICAL = {
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
     "comparison studies": "Comparison",
+    # "Follow-up: CT TAP at 12 months": the arrangements still to come
+    "follow-up": "Plan", "follow up": "Plan", "followup": "Plan", "f/u": "Plan", "follow-up plan": "Plan",
+    "f/u plan": "Plan",
     # a letter's "Background:" and an oncology history list what came before this visit
     "background": "Past Medical History", "oncology history": "Past Medical History",
     "oncologic history": "Past Medical History", "oncological history": "Past Medical History",
