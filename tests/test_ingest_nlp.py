@@ -700,6 +700,7 @@ def test_node_findings_lists_past_a_semicolon_and_conjunction_plus():
     assert "KRAS=mutated" in values("Negative: ALK, ROS1; KRAS G12C detected.")
     assert values("Plan: request EGFR + NGS on the resection block.") == []  # "+" joins two tests
     assert values("ER + PR + HER2 -") == ["ER=positive", "PR=positive", "HER2=negative"]
+    assert values("pT2 pN1a, ER 8/8, PR 2/8, HER2 neg.") == ["ER=positive", "PR=negative", "HER2=negative"]  # Allred
 
 
 def test_vocabulary_reads_abbreviations_as_written_and_histories_as_history(nlp):
@@ -715,6 +716,11 @@ def test_vocabulary_reads_abbreviations_as_written_and_histories_as_history(nlp)
     assert [s.name for s in split_sections(text)] == ["Past Medical History", "Plan"]
     assert [s.name for s in split_sections("Follow-up:\n- CT TAP at 12 months")] == ["Plan"]
     assert list(when.ranges("thoracic RT 45 Gy/30# BD (17/02 - 14/03/2025).", True))[0][0].isoformat() == "2025-02-17"
+    cancers = lambda t: [m.text for m in extract_mentions(nlp, [t], [None])[0] if m.kind == "Cancer"]  # noqa: E731
+    assert cancers("CLINICAL HISTORY: Colon ca - ascending colon adenocarcinoma, R hemicolectomy.") == [
+        "Colon ca", "ascending colon adenocarcinoma"]  # a term straddling both is neither
+    assert cancers("Hypermetabolic LUL primary with N2 nodal disease.") == ["LUL primary"]
+    assert cancers("Primary care follow-up; primary surgery planned.") == []
     [ms] = extract_mentions(nlp, ["INVASIVE BREAST CARCINOMA OF NO SPECIAL TYPE (IDC-NST)"], [None])
     assert {(m.detail.get("histology"), m.assertion) for m in ms if m.kind == "Cancer"} == {
         ("invasive ductal carcinoma", "present")}

@@ -333,7 +333,8 @@ _NOT_TESTED = (r"not\s+(?:performed|done|tested|sent|assessed|evaluated|reportab
 _TOKEN = re.compile(
     "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
     r"|(?P<pct><\s?1\s?%|(?:(?:>=|<=|[<>≥≤])\s?)?(?:\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%))"
-    r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?)"
+    # an Allred score, also written bare as its fraction of 8 ("ER 8/8, PR 6/8"; read for ER and PR only)
+    r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?|(?<![\d/.])[0-8]\s?/\s?8(?![\d/]))"
     r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
     r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d]|\.\d)|(?<=HER2: )0(?![%\d]|\.\d))"
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|"

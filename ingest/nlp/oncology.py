@@ -21,7 +21,8 @@ from ingest.nlp import when
 
 # canonical histology -> (surfaces, parent histology, implied site)
 HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
-    "cancer": (r"cancers?|ca|malignanc(?:y|ies)|malignant neoplasm", None, None),
+    # "primary" names the cancer only beside its site ("LUL primary", "the rectal primary"; see find_cancers)
+    "cancer": (r"cancers?|ca|malignanc(?:y|ies)|malignant neoplasm|primary(?:\s+tumou?r)?", None, None),
     "carcinoma": (r"carcinomas?|(?-i:CA)", "cancer", None),
     "adenocarcinoma": (r"adeno-?carcinomas?|adeno\s?ca|adeno-ca|(?-i:adenoCA|AdenoCA)|adeno(?!ma)", "carcinoma", None),
     "mucinous adenocarcinoma": (r"mucinous\s+adeno-?carcinoma|mucinous\s+adenoca", "adenocarcinoma", None),
@@ -147,6 +148,8 @@ def find_cancers(text: str) -> list[CancerFinding]:
                 hist = prev.name
         # site after: "adenocarcinoma of the right lower lobe"
         after = next((s for s in sites if s.start >= end and _LINK.match(text[end:s.start])), None)
+        if after is not None and nxt is not None and not text[after.end:nxt.start].strip():
+            after = None  # "Colon ca - ascending colon adenocarcinoma": that site is the next histology's
         before = next((s for s in reversed(sites) if s.end <= start and not text[s.end:start].strip()), None)
         if after is not None and HISTOLOGY[h.name][2] in (None, SITE_GROUP.get(after.name)):
             site, end = after.name, after.end
@@ -169,8 +172,9 @@ def find_cancers(text: str) -> list[CancerFinding]:
         g = _GRADE.search(text[:start])
         if g:
             start = g.start()
-        if hist == "cancer" and site is None and site_text is None and text[h.start:h.end].lower() in ("ca",):
-            continue  # "ca" alone: calcium, California, "circa"
+        if hist == "cancer" and site is None and site_text is None and (
+                text[h.start:h.end].lower() in ("ca",) or text[h.start:h.end].lower().startswith("primary")):
+            continue  # "ca" alone: calcium, California, "circa"; "primary" alone: primary care, surgery
         out.append(CancerFinding(start, end, hist, site, site_text))
     return out
 

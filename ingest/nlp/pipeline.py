@@ -352,8 +352,9 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
         if overlap:
             # a cancer named by the terminology ("invasive ductal carcinoma") inside a composed span
             # ("... of the left breast") keeps the composed span; a longer term wins otherwise
-            if all(m.end - m.start <= c.end - c.start for c in overlap):
-                continue
+            if all(m.end - m.start <= c.end - c.start for c in overlap) or not all(
+                    m.start <= c.start and c.end <= m.end for c in overlap):
+                continue  # nor does a term that only straddles composed cancers ("Colon ca - ascending colon adeno…")
             found = [f for f in found if f not in overlap]
         found.append(_with_details(text, Found(m.start, m.end, m.kind, m.concepts, priority=m.priority)))
     found += [_with_details(text, r) for r in repairs]
