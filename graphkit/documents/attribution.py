@@ -237,7 +237,7 @@ def value_disagrees(claim: str, source: str) -> bool:
     1.0" against "PD-L1 40%"; labelling rule 2: an added value must agree where the sentence gives
     one)? O(len(source))."""
     wanted = {k: v.strip() for k, v in _CLAIM_DETAIL.findall(claim)}
-    markers = {f.partition("=")[0] for f in facts_of(claim_head(claim) + " " + claim) if "=" in f}
+    markers = {f.partition("=")[0] for f in leading_fact(claim) if "=" in f}
     if not wanted or not markers:
         return False
     for b in find_biomarkers(source):

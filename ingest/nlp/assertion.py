@@ -189,7 +189,6 @@ def context_rules():
                           on_modifies=lambda target, modifier, between: same_clause(target, modifier, between)
                           and inside_parenthesis(target, modifier, between))  # "on apixaban (held periop)": still on it
               for c in ("held", "was held", "is held", "withheld", "was withheld", "being held")]
-
     # "new primary lung cancer in ex-smoker on the ddx": one of the diagnoses still considered
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("on the ddx", "on the differential", "in the differential", "in the ddx", "on ddx",
@@ -876,11 +875,11 @@ def _names_time_point(target) -> bool:
     return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ in ("post", "pre")
 
 
-def _named_as_before(target, prefix: str = "pre") -> bool:
+def _named_as_before(target) -> bool:
     """"pre-chemo work-up", "pre-op labs": the care names the time before it, so it is still to come.
     (Not its mirror: "post-RT CT in 3 months" in a plan may name radiotherapy not yet given.)"""
     doc = target.doc
-    return target.start >= 2 and doc[target.start - 1].text == "-" and doc[target.start - 2].lower_ == prefix \
+    return _names_time_point(target) and doc[target.start - 2].lower_ == "pre" \
         and not doc[target.start - 2].whitespace_ and not doc[target.start - 1].whitespace_
 
 
@@ -1023,7 +1022,7 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue or "not for"  # "Neurosurgical opinion: not for resection": judged unsuitable
     if kind in CARE and _named_as_before(ent):
         return "planned", cue or "pre-"  # "pre-chemo work-up done": the chemotherapy is still to come
-    if (kind in CARE or kind == "Cancer") and in_question(ent.doc.text, ent.start_char, ent.end_char):
+    if (kind in CARE or kind == "Cancer") and in_question(ent.doc.text, ent.end_char):
         return "possible", cue or "?"
     past = [m for m in mods if m.category == "HISTORICAL" and not (kind in PLANNED_KINDS and _planned_since(ent, m, mods))
             and not (kind == "Problem" and not episodic(concepts) and _STATUS_POST.match(_mod_text(ent, m)))]
@@ -1052,17 +1051,16 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
 
 
 _NOT_FOR = re.compile(r"\bnot\s+for\s+(?:further\s+|any\s+)?$", re.I)
-# the clause around a mention ends in a question mark that no answer follows ("am I still supposed to do
+# the clause after a mention ends in a question mark that no answer follows ("am I still supposed to do
 # the radiation?", "restart letrozole?"); a form's "Prior chemo? Yes" is answered, so not a question
-_QUESTION_BEFORE = re.compile(r"[^.;!?\n\"]*\Z")
 _QUESTION_AFTER = re.compile(r"[^.;!?\n\"]*\?(?!\s*(?:yes|y|no|n|none|nil|neg\w*|pos\w*|denies|done|completed?)\b)",
                              re.I)
 
 
-def in_question(text: str, start: int, end: int) -> bool:
-    """The mention at ``text[start:end]`` sits in a clause that asks a question: care asked about is
-    not care given. O(clause length)."""
-    return bool(_QUESTION_AFTER.match(text, end)) and _QUESTION_BEFORE.search(text[:start]) is not None
+def in_question(text: str, end: int) -> bool:
+    """The mention ending at ``end`` sits in a clause that asks a question: care asked about is not
+    care given. O(clause length)."""
+    return bool(_QUESTION_AFTER.match(text, end))
 
 
 # a drug with its course told in a history list ("tamoxifen x5 yrs", "FEC-T x6", "12 cycles") is over
