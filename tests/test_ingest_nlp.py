@@ -721,6 +721,9 @@ def test_vocabulary_reads_abbreviations_as_written_and_histories_as_history(nlp)
         "Colon ca", "ascending colon adenocarcinoma"]  # a term straddling both is neither
     assert cancers("Hypermetabolic LUL primary with N2 nodal disease.") == ["LUL primary"]
     assert cancers("Primary care follow-up; primary surgery planned.") == []
+    sents = ["EBUS: adenocarcinoma of the right lower lobe.", "Plan: SBRT to the RLL primary."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    assert {c.code for m in rows[1] if m.kind == "Cancer" for c in m.concepts} >= {"DOID:3910"}  # the note's tumour
     [ms] = extract_mentions(nlp, ["INVASIVE BREAST CARCINOMA OF NO SPECIAL TYPE (IDC-NST)"], [None])
     assert {(m.detail.get("histology"), m.assertion) for m in ms if m.kind == "Cancer"} == {
         ("invasive ductal carcinoma", "present")}

@@ -366,6 +366,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     return sorted(select_longest(found) + also, key=lambda f: (f.start, f.kind))
 
 
+_PRIMARY = re.compile(r"\bprimary\b", re.I)
 _GY_DOSE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,2})?\s?c?Gy(?:\s?(?:/|in|x)\s?\d{1,2}\s?(?:fx|fractions?))?\b")
 
 
@@ -701,6 +702,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 concepts = _cancer_concepts(m.detail["histology"], site, lexicon)
                 m = replace(m, concepts=concepts, detail={**m.detail, "site": site, "site_from": "note"}
                             if site else m.detail)
+            elif m.kind == "Cancer" and m.detail.get("histology") == "cancer" and _PRIMARY.search(m.text) and (
+                    named := next((c for c in own if c.kind == "Cancer" and c.detail.get("site") == m.detail.get("site")
+                                   and c.detail.get("histology") not in (None, "cancer") and c.concepts), None)):
+                # "the LUL primary" is the tumour the note names: its histology's code, not a generic lung cancer
+                m = replace(m, concepts=named.concepts, detail={**m.detail, "histology": named.detail["histology"]})
             elif m.kind == "Stage" and group_site and m.value and STAGE_GROUP.match(m.value) and \
                     not group_exists(group_site, m.value):
                 m = replace(m, value="invalid", values=("invalid",),
