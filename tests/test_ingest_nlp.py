@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from ingest.link import load_lexicon
 from ingest.nlp import extract_mentions, resolve_note
 
@@ -9,6 +11,11 @@ from ingest.nlp import extract_mentions, resolve_note
 def _one(nlp, sentence, section=None):
     [mentions] = extract_mentions(nlp, [sentence], [section])
     return [(m.text, m.kind, m.assertion, m.value) for m in mentions]
+
+
+def _assertion(nlp, sentence, word):
+    """The assertion of the mention written ``word`` in ``sentence``."""
+    return next(x[2] for x in _one(nlp, sentence) if x[0] == word)
 
 
 def _codes(m) -> set[str]:
@@ -629,7 +636,7 @@ def test_a_topic_line_takes_its_status_from_the_scheduling_sentence_after_it(nlp
 
 
 def test_care_still_owed_ordered_cancelled_or_only_discussed_is_not_care_given(nlp):
-    a = lambda s, word: next(x[2] for x in _one(nlp, s) if x[0] == word)  # noqa: E731
+    a = partial(_assertion, nlp)
     assert a("She will also need post-mastectomy radiotherapy (pN1a, LVI+).", "radiotherapy") == "planned"
     assert a('"Surveillance chest CT at 6 months to be arranged by the lung CNS team."', "chest CT") == "planned"
     assert a("Echo requested by cardiology was normal.", "Echo") == "present"  # a request with its result
@@ -671,7 +678,7 @@ def test_table_cells_dot_leaders_and_capital_lines():
 
 
 def test_questions_plans_before_care_holds_and_unsuitability(nlp):
-    a = lambda s, word: next(x[2] for x in _one(nlp, s) if x[0] == word)  # noqa: E731
+    a = partial(_assertion, nlp)
     assert a('Asks: "am I still supposed to do the radiation? nobody ever called me".', "radiation") == "possible"
     assert a("Prior chemotherapy? Yes, FOLFOX 2019.", "chemotherapy") != "possible"  # a form's answered question
     assert a("Pre-op/pre-chemo work-up done: Hb 12.1, ECG NSR.", "chemo") == "planned"
