@@ -606,7 +606,13 @@ def test_a_deposit_named_by_its_histology_is_a_metastasis_and_the_cancer_it_prov
     assert {k for _, k, _, _ in got} == {"Problem", "Cancer"}
     assert ("metastatic carcinoma", "Problem", "negated", None) in _one(nlp, "One lymph node, negative for metastatic carcinoma (0/1).")
     [ms] = extract_mentions(nlp, ["Hx: prostate ca, treated."], [None])
-    assert next(m for m in ms if m.kind == "Cancer").detail.get("organ") == "prostate"  # never takes another site
+    assert next(m for m in ms if m.kind == "Cancer").detail.get("site") == "prostate"  # never takes another site
+    sents = ["Prostate ca in father.", "CT chest: LUL mass.", "EBUS: adenocarcinoma."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3))
+    assert [m.detail.get("site") for s in ms for m in s if m.kind == "Cancer"] == ["prostate", "lung"]  # a relative's organ is not his
+    sents = ["Frozen section (R ovary): high-grade serous carcinoma."]
+    [ms] = resolve_note(sents, extract_mentions(nlp, sents, [None]))
+    assert [c.code for m in ms if m.kind == "Cancer" for c in m.concepts if c.system == "DOID"] == ["DOID:0050933"]
 
 
 def test_marker_lists_with_variants(nlp):

@@ -370,6 +370,42 @@ def drug_concepts(ingredient: str) -> list[Concept]:
     return []
 
 
+#: schedule words written before a regimen's acronym: "dose-dense AC-T", "ddAC", "mFOLFIRINOX" (modified)
+_SCHEDULE_PREFIXES = ("dose-dense ", "dose dense ", "dd ", "dd", "m")
+
+
+def regimen_names(row: dict) -> list[str]:
+    """A regimen's acronym and synonyms, each also with a schedule prefix (dose-dense, modified): the
+    schedule changes the doses, not the drugs. O(synonyms)."""
+    names = [row["regimen"], *filter(None, row["synonyms"].split("|"))]
+    prefixed = [p + n for n in names if n[:1].isupper() and n.isascii() for p in _SCHEDULE_PREFIXES
+                if not (p == "m" and (len(n) < 5 or not n[1:2].isupper()))]  # "mAC" could be anything
+    return list(dict.fromkeys(names + prefixed))
+
+
+#: salt and dose-form words after an ingredient's name ("atropine sulfate", "tiotropium inhalers")
+_SALT_OR_FORM = re.compile(r"(?:\s+(?:hydrochloride|hcl|sulfate|sulphate|sodium|potassium|bromide|acetate|citrate|"
+                           r"phosphate|maleate|mesylate|tartrate|besylate|succinate|fumarate|dihydrate|monohydrate|"
+                           r"inhalers?|tablets?|capsules?|injection|injectable|cream|ointment|patch(?:es)?|solution|"
+                           r"suspension|oral|topical|extended[- ]release|er|xr|sr))+", re.I)
+
+
+def table_concepts(name: str) -> list[Concept]:
+    """The drug tables' RxNorm and ATC concepts for a dictionary name that is a table ingredient, or one
+    followed only by salt or dose-form words ([] otherwise). O(1) after the first call."""
+    index = _table_index()
+    key = name.lower().strip()
+    if key in index:
+        return drug_concepts(index[key])
+    m = re.match(r"(.+?)" + _SALT_OR_FORM.pattern + "$", key, re.I)
+    return drug_concepts(index[m.group(1)]) if m and m.group(1) in index else []
+
+
+@cache
+def _table_index() -> dict[str, str]:
+    return {r["ingredient"].lower(): r["ingredient"] for r in oncology_drugs()}
+
+
 def drugs() -> Iterator[Entry]:
     """The oncology table (priority), its regimens, then the drug dictionary's generic and brand names."""
     for r in oncology_drugs():
@@ -382,7 +418,7 @@ def drugs() -> Iterator[Entry]:
                 yield Entry(s, c, 5, is_acronym(s))
     for r in regimens():
         c = Concept("regimen", r["regimen"], f"{r['regimen']} ({r['description']})", "Medication", ONC_SOURCE)
-        for s in [r["regimen"], *filter(None, r["synonyms"].split("|"))]:
+        for s in regimen_names(r):
             yield Entry(s, c, 5, is_acronym(s))
     source = f"drug-named-entity-recognition {_version('drug-named-entity-recognition')} (DrugBank, MeSH, MedlinePlus)"
     path = Path(str(resources.files("drug_named_entity_recognition") / "drug_ner_dictionary.pkl.bz2"))
@@ -406,7 +442,7 @@ def drugs() -> Iterator[Entry]:
         for canon in canonicals[:1]:
             data = canon_data.get(canon, {})
             display = data.get("name") or canon
-            concepts = []
+            concepts = table_concepts(canon)  # "tiotropium inhalers", "vincristine sulfate": the table's ingredient
             if data.get("drugbank_id"):
                 concepts.append(Concept("DrugBank", data["drugbank_id"], display, "Medication", source))
             if data.get("mesh_id") and mesh_use[data["mesh_id"]] == 1:

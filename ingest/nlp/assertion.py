@@ -228,9 +228,11 @@ def context_rules():
                         "have not been started", "not been started", "not yet started", "has not been given",
                         "not been given", "never received a dose", "not yet received")]
     # medspaCy's "still" ends a negation's reach; "colonoscopy still NOT done" is one cue
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)
-              for c in ("still not done", "still not scheduled", "still not completed", "still not started",
-                        "still not performed", "still not given", "still has not been done", "still pending")]
+    rules += [ConTextRule("still_not_done", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, pattern=[
+        {"LOWER": "still"}, {"LOWER": {"IN": ["has", "have", "is", "was"]}, "OP": "?"}, {"LOWER": "not"},
+        {"LOWER": "yet", "OP": "?"}, {"LOWER": "been", "OP": "?"},
+        {"LOWER": {"IN": ["done", "scheduled", "completed", "started", "performed", "given", "begun", "commenced"]}}])]
+    rules += [ConTextRule("still pending", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)]
     # "Surveillance colonoscopy due now - GI order placed": ordered, not done
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("due now", "is due", "now due", "overdue", "order placed", "orders placed", "is overdue")]
@@ -636,6 +638,18 @@ def context_rules():
     # a wish is not the care ("Pt wished to proceed w/ RT meanwhile"); care put on hold is not given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
               for c in ("wished to", "wishes to", "wish to", "would like to", "wants to", "wanted to")]
+    # paperwork for care is not the care: "PA for durvalumab approved 7/31", "funding approved for T-DM1"
+    rules += [ConTextRule("authorization_for", "PLANNED", direction="FORWARD", max_scope=3, allowed_types=set(CARE), pattern=[
+        {"LOWER": {"IN": ["prior", "insurance", "insurer", "payer"]}, "OP": "?"},
+        {"LOWER": {"IN": ["authorization", "authorisation", "auth", "pa", "approval", "funding", "pre-authorization",
+                          "preauthorization", "pre-authorisation", "preauth", "pre-auth"]}},
+        {"LOWER": {"IN": ["approved", "granted", "submitted", "requested", "obtained", "received", "pending"]}, "OP": "?"},
+        {"LOWER": {"IN": ["for", "of"]}}])]
+    # consent is to care still to come: "Pt understands and is willing to have chemotherapy"
+    rules += [ConTextRule("consents_to", "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE), pattern=[
+        {"LOWER": {"IN": ["willing", "agreeable", "keen", "consents", "consented", "agrees", "amenable"]}},
+        {"LOWER": "to"}, {"LOWER": {"IN": ["have", "undergo", "start", "proceed", "receive", "try", "go"]}, "OP": "?"},
+        {"LOWER": {"IN": ["with", "ahead"]}, "OP": "?"}])]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8, allowed_types=set(CARE))
               for c in ("held for now", "on hold", "is on hold", "put on hold", "placed on hold", "deferred for now",
                         "on hold for now", "held at present")]
@@ -1018,12 +1032,16 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
+    if _QUERY_BEFORE.search(ent.doc.text[max(0, ent.start_char - 3):ent.start_char]):
+        return "possible", cue or "?"  # "2WW - ?breast ca", "? PE": the clinician's query mark
     if kind in CARE and _NOT_FOR.search(ent.doc.text[max(0, ent.start_char - 12):ent.start_char]):
         return "negated", cue or "not for"  # "Neurosurgical opinion: not for resection": judged unsuitable
     if kind in CARE and _named_as_before(ent):
         return "planned", cue or "pre-"  # "pre-chemo work-up done": the chemotherapy is still to come
     if (kind in CARE or kind == "Cancer") and in_question(ent.doc.text, ent.end_char):
         return "possible", cue or "?"
+    if kind == "Test" and "PLANNED" in cats and _DATED_RESULT_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 40]):
+        return "present", cue  # "GP-ordered CT chest (06/01/2025): RUL 36 mm nodule": a dated result line
     past = [m for m in mods if m.category == "HISTORICAL" and not (kind in PLANNED_KINDS and _planned_since(ent, m, mods))
             and not (kind == "Problem" and not episodic(concepts) and _STATUS_POST.match(_mod_text(ent, m)))]
     historical = ent._.is_historical and bool(past)
@@ -1050,6 +1068,12 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 
+# a question mark written as a prefix (after a space, a bracket or the line start, not after a word:
+# "Prior chemo? Yes" is a form's question)
+_QUERY_BEFORE = re.compile(r"(?:^|(?<=[\s(\[\"'/,;:-]))\?\s?$")
+# "(06/01/2025): RUL 36 mm ...": the test's own date and a finding after a colon (not "(date): pending")
+_DATED_RESULT_AFTER = re.compile(r"\s*\((?:on\s+)?\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\)\s*:\s*(?!(?:pending|booked|ordered|"
+                                 r"requested|awaited|to\s+be|tbc|tbd|planned|scheduled)\b)\w", re.I)
 _NOT_FOR = re.compile(r"\bnot\s+for\s+(?:further\s+|any\s+)?$", re.I)
 # the clause after a mention ends in a question mark that no answer follows ("am I still supposed to do
 # the radiation?", "restart letrozole?"); a form's "Prior chemo? Yes" is answered, so not a question

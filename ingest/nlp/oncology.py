@@ -36,12 +36,22 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "ductal carcinoma": (r"ductal\s+carcinoma|ductal\s+ca", "carcinoma", "breast"),
     # WHO's "invasive (breast) carcinoma of no special type" (NST) is the ductal carcinoma
     "invasive ductal carcinoma": (r"invasive\s+ductal\s+(?:carcinoma|ca|cancer)|infiltrating\s+ductal\s+(?:carcinoma|ca)|(?-i:IDC)|"
-                                  r"(?:(?:invasive|infiltrating)\s+)?(?:breast\s+)?carcinoma,?\s+(?:of\s+)?no\s+special\s+type",
+                                  r"(?:(?:invasive|infiltrating)\s+)?(?:breast\s+)?carcinoma,?\s+(?:of\s+)?no\s+special\s+type|"
+                                  r"(?:invasive|infiltrating)\s+(?:breast\s+)?carcinoma,?\s+\(?(?-i:NST)\b\)?",
                                   "ductal carcinoma", "breast"),
-    "lobular carcinoma": (r"(?:invasive\s+|infiltrating\s+)?lobular\s+(?:carcinoma|ca|cancer)|(?-i:ILC)", "carcinoma", "breast"),
+    "invasive lobular carcinoma": (r"(?:invasive|infiltrating)\s+lobular\s+(?:carcinoma|ca|cancer)|(?-i:ILC)",
+                                   "lobular carcinoma", "breast"),
+    "lobular carcinoma": (r"lobular\s+(?:carcinoma|ca|cancer)", "carcinoma", "breast"),
     "ductal carcinoma in situ": (r"ductal\s+carcinoma\s+in\s+situ|(?-i:DCIS)", "ductal carcinoma", "breast"),
     "neuroendocrine carcinoma": (r"neuroendocrine\s+(?:carcinoma|tumou?r)|carcinoid(?:\s+tumou?r)?", "carcinoma", None),
     "colorectal cancer": (r"(?-i:CRC|mCRC)", "cancer", "colorectal"),
+    # cell types of other organs: never a breast, lung or colorectal cancer by default
+    "serous carcinoma": (r"serous(?:\s+(?:ovarian|tubo-?ovarian|primary\s+peritoneal|fallopian\s+tube|endometrial|"
+                         r"uterine))?\s+(?:adeno-?)?carcinoma", "adenocarcinoma", None),
+    "endometrioid adenocarcinoma": (r"endometrioid(?:\s+(?:ovarian|endometrial|uterine))?\s+(?:adeno-?)?carcinoma",
+                                    "adenocarcinoma", None),
+    "transitional cell carcinoma": (r"urothelial(?:\s+cell)?\s+(?:carcinoma|ca|cancer)|transitional[- ]cell\s+"
+                                    r"(?:carcinoma|ca)|(?-i:TCC|UCC)", "carcinoma", None),
 }
 # canonical site -> (surfaces, parent site)
 SITES: dict[str, tuple[str, str | None]] = {
@@ -54,12 +64,33 @@ SITES: dict[str, tuple[str, str | None]] = {
     "rectum": (r"rect(?:um|al)|rectosigmoid(?:\s+junction)?|(?:low|mid|upper)\s+rectal", "colorectal"),
     # the anal canal is not the rectum: its squamous cancers have their own guidelines
     "anus": (r"anal\s+canal|anal(?!\s+verge)|anus|perianal", None),
+    # organs of other cancers (no guideline here): a cancer there must never take a breast, lung or colorectal
+    # code from the note. Organs that mostly host metastases (liver, bone, brain, nodes) are not primary sites.
+    "prostate": (r"prostate|prostatic", None),
+    "ovary": (r"ovary|ovaries|ovarian", None),
+    "pancreas": (r"pancreas|pancreatic", None),
+    "stomach": (r"stomach|gastric", None),
+    "esophagus": (r"o?esophagus|o?esophageal", None),
+    "bladder": (r"(?:urinary\s+)?bladder", None),
+    "kidney": (r"kidneys?", None),
+    "uterus": (r"endometri(?:um|al)|uter(?:us|ine)", None),
+    # "cervical" alone is the neck's (nodes, spine)
+    "cervix": (r"cervix|cervical(?=\s+(?:cancer|carcinoma|ca|adenocarcinoma|squamous))", None),
+    "thyroid": (r"thyroid(?:\s+gland)?", None),
+    "testis": (r"testis|testes|testicular", None),
+    "larynx": (r"larynx|laryngeal", None),
 }
+#: the sites graphkit's guidelines are written for (and the anus, which must not be read as the rectum)
+GUIDELINE_SITES = ("breast", "lung", "colorectal", "colon", "rectum", "anus")
 SITE_GROUP = {"breast": "breast", "lung": "lung", "colon": "colorectal", "rectum": "colorectal",
               "colorectal": "colorectal", "anus": "anus"}
 # DO names use the noun ("rectum adenocarcinoma"); some use another word for the site
-_SITE_NAMES = {"colorectal": ("colorectal",), "colon": ("colon",), "rectum": ("rectum", "rectal"),
-               "lung": ("lung",), "breast": ("breast",), "anus": ("anus", "anal")}
+SITE_NAMES = {"colorectal": ("colorectal",), "colon": ("colon",), "rectum": ("rectum", "rectal"),
+               "lung": ("lung",), "breast": ("breast",), "anus": ("anus", "anal"), "prostate": ("prostate",),
+               "ovary": ("ovarian", "ovary"), "pancreas": ("pancreatic", "pancreas"), "stomach": ("gastric", "stomach"),
+               "esophagus": ("esophagus", "esophageal"), "bladder": ("bladder", "urinary bladder"),
+               "kidney": ("kidney", "renal"), "uterus": ("endometrial", "uterine", "uterus"), "cervix": ("cervical", "cervix"),
+               "thyroid": ("thyroid gland", "thyroid"), "testis": ("testicular", "testis"), "larynx": ("laryngeal", "larynx")}
 _HIST_IN_DO = {"cancer": ("cancer", "carcinoma"), "non-small cell carcinoma": ("non-small cell carcinoma",),
                "small cell carcinoma": ("small cell carcinoma",)}
 
@@ -159,6 +190,11 @@ def find_cancers(text: str) -> list[CancerFinding]:
             site, start = before.name, before.start
             site_text = text[before.start:before.end]
             used_sites.add(before.start)
+        if site is None:  # "serous ovarian carcinoma": the organ written inside the histology
+            inner = next((s for s in sites if h.start <= s.start and s.end <= h.end), None)
+            if inner is not None:
+                site, site_text = inner.name, text[inner.start:inner.end]
+                used_sites.add(inner.start)
         if site is None:
             origin = next((x for x in sites if x.start >= end and x.start - end <= 60 and
                            _ORIGIN_LINK.match(text[end:x.start]) and _ORIGIN_WORD.match(text[x.end:])), None)
@@ -190,8 +226,11 @@ def site_mentions(text: str) -> Counter:
     ("low rectum: ulcerated mass")."""
     if _NORMAL.search(text):
         return Counter()
-    weight = 2 if _TUMOUR.search(text) else 1
-    return Counter({k: v * weight for k, v in Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)).items()})
+    tumour = bool(_TUMOUR.search(text))
+    weight = 2 if tumour else 1
+    # another organ counts only beside a tumour word: "thyroid function", "bladder scan" say nothing of the cancer
+    return Counter({k: v * weight for k, v in Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)).items()
+                    if tumour or k in GUIDELINE_SITES})
 
 
 @cache
@@ -242,7 +281,7 @@ def do_code(histology: str, site: str | None, site_text: str | None = None) -> s
     group = SITE_GROUP.get(site) if site else None
     for hh in hists:
         for ss in sites:
-            for sname in _SITE_NAMES[ss]:
+            for sname in SITE_NAMES[ss]:
                 for hname in _HIST_IN_DO.get(hh, (hh,)):
                     for name in (f"{sname} {hname}", f"{hname} of {sname}", f"{hname} of the {sname}"):
                         if name in index:
@@ -462,8 +501,7 @@ def note_site(site_counts: Counter, cancer_sites: list[str]) -> str | None:
     if cancer_sites:
         return Counter(cancer_sites).most_common(1)[0][0]
     # the anal canal counts too: a note about an anal cancer that also names the rectum is not a rectal one
-    groups = Counter({s: n for s, n in site_counts.items() if s in ("breast", "lung", "colorectal", "colon",
-                                                                     "rectum", "anus")})
+    groups = Counter(site_counts)
     ranked = groups.most_common(2)
     if len(ranked) == 2 and ranked[0][1] == ranked[1][1] and {ranked[0][0], ranked[1][0]} == {"colon", "rectum"}:
         return "colorectal"  # as much colon as rectum: the note does not say which, the group it does

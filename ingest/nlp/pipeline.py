@@ -676,8 +676,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     cancer_sites += [s for m in own if m.kind == "Cancer" and not m.detail.get("site")
                      for s in [_site_of_concepts(m.concepts)] if s]
     counts = Counter()
-    for t, _ in current:
-        counts.update(oncology.site_mentions(t))
+    for t, ms in current:
+        # "Prostate ca in father": a relative's (or a ruled-out) cancer names no site of the patient's
+        others = {m.detail.get("site") or _site_of_concepts(m.concepts) for m in ms
+                  if m.kind == "Cancer" and m.assertion in ("family", "negated")}
+        counts.update({k: n for k, n in oncology.site_mentions(t).items() if k not in others})
     site = oncology.note_site(counts, cancer_sites)
     group_site = oncology.SITE_GROUP.get(site) if site else None
     statuses: dict[str, set[str]] = {}
@@ -990,9 +993,10 @@ def same_course(row: list[Mention]) -> list[Mention]:
 
 def _site_of_concepts(concepts: tuple[Concept, ...]) -> str | None:
     names = " ".join(c.display.lower() for c in concepts)
-    for word, site in (("breast", "breast"), ("lung", "lung"), ("rect", "rectum"), ("colon", "colon"),
-                       ("colorectal", "colorectal")):
-        if word in names:
+    # whole words ("colorectal" holds "rect"); the guideline sites first, then any other organ of the vocabulary
+    order = ("colorectal", "breast", "lung", "rectum", "colon", *oncology.SITE_NAMES)
+    for site in dict.fromkeys(order):
+        if any(re.search(rf"\b{w}", names) for w in oncology.SITE_NAMES[site]):
             return site
     return None
 
