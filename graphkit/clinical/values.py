@@ -633,7 +633,10 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 j += 2
                 continue
             break
-        if _DRUG_CLASS_AFTER.match(text, group[-1][2]):
+        # "KRAS G12C inhibitor": a variant then a drug class names the drug too
+        variant_then_class = j < n and tokens[j][0] == "variant" and not text[group[-1][2]:tokens[j][1]].strip() \
+            and _DRUG_CLASS_AFTER.match(text, tokens[j][2])
+        if _DRUG_CLASS_AFTER.match(text, group[-1][2]) or variant_then_class:
             prefix_status, prefix_end = None, -1
             i = j
             continue

@@ -672,9 +672,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             for text, ms in zip(texts, mentions)]
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
     own = [m for _, ms in current for m in ms if m.assertion in ("present", "historical")]
-    cancer_sites = [m.detail.get("site") for m in own if m.kind == "Cancer" and m.detail.get("site")]
-    cancer_sites += [s for m in own if m.kind == "Cancer" and not m.detail.get("site")
-                     for s in [_site_of_concepts(m.concepts)] if s]
+    def sites_of(ms: list[Mention]) -> list[str]:
+        return [s for m in ms if m.kind == "Cancer" for s in [m.detail.get("site") or _site_of_concepts(m.concepts)] if s]
+
+    # the cancer the note is about, not one "h/o papillary thyroid ca s/p thyroidectomy 2011, NED"
+    cancer_sites = sites_of([m for m in own if m.assertion == "present"]) or sites_of(own)
     counts = Counter()
     for t, ms in current:
         # "Prostate ca in father": a relative's (or a ruled-out) cancer names no site of the patient's

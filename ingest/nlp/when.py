@@ -238,8 +238,27 @@ def _clause_dates(text: str, end: int, note_day: date | datetime):
     cut = _WORD_END.match(text, end + WINDOW)  # never inside a date: "29/11/20|24" is not 29 Nov 2020
     after = text[end:cut.end() if cut else end + WINDOW]
     stop = _CLAUSE_END.search(after)
-    after = _with_range_years(after[:stop.start()] if stop else after)
+    after = _with_note_year(_with_range_years(after[:stop.start()] if stop else after), day)
     return day, _UNTIL.search(after), _DATED.search(after)
+
+
+# "paclitaxel x 6 (4/22 - 5/27)": a period of two year-less days, right after the care it dates
+_YEARLESS_PERIOD = re.compile(r"(?<![\d/.])(?P<a1>\d{1,2})(?P<s>[/.])(?P<a2>\d{1,2})(?P<sep>\s*(?:-|–|to|through|thru|until)\s*)"
+                              r"(?P<b1>\d{1,2})(?P=s)(?P<b2>\d{1,2})(?![/.]?\d)")
+
+
+def _with_note_year(text: str, day: date) -> str:
+    """``text`` with the note's year written into a period of two year-less days (the year before when
+    the period would end after the note). O(len(text))."""
+    def fill(m: re.Match) -> str:
+        a1, a2, b1, b2 = (int(m.group(k)) for k in ("a1", "a2", "b1", "b2"))
+        month, dd = (b1, b2) if b1 <= 12 else (b2, b1)  # month first unless it cannot be
+        if month > 12 or dd > 31 or max(a1, a2) > 31 or min(a1, a2, b1, b2) < 1:
+            return m.group()
+        year = day.year - 1 if (month, dd) > (day.month, day.day) else day.year
+        return f"{m.group('a1')}{m.group('s')}{m.group('a2')}{m.group('s')}{year}{m.group('sep')}" \
+               f"{m.group('b1')}{m.group('s')}{m.group('b2')}{m.group('s')}{year}"
+    return _YEARLESS_PERIOD.sub(fill, text) if "/" in text or "." in text else text
 
 
 def over_before(text: str, end: int, note_day: date | datetime | None, single_date: bool = True,
