@@ -24,7 +24,7 @@ TITLES = {"S": "Subjective", "O": "Objective", "A": "Assessment", "P": "Plan"}
 NOTE_SECTIONS = {
     "S": {"Chief Complaint", "History of Present Illness", "Review of Systems", "Social History", "Family History",
           "Past Medical History", "Past Surgical History", "Medications", "Allergies", "Discharge Medications"},
-    "O": {"Physical Exam", "Vital Signs", "Results", "Imaging", "Findings", "Pathology", "Biomarkers",
+    "O": {"Physical Exam", "Vital Signs", "Results", "Imaging", "Findings", "Pathology", "Specimen", "Biomarkers",
           "Hospital Course"},
     "A": {"Impression", "Diagnosis", "Discharge Diagnosis"},
     "P": {"Plan", "Instructions", "Discharge Instructions"},

@@ -725,6 +725,21 @@ def context_rules():
               for c in (f"{verb} {when}" for verb in ("given", "applied", "administered", "started", "taken", "done",
                                                       "performed", "inserted", "placed")
                         for when in ("today", "yesterday", "this morning", "in clinic", "in clinic today"))]
+    # "Proceed w/ C5 today: oxaliplatin ...", "Denosumab 120 mg SC today", "prednisolone 60 mg OD from today":
+    # a drug the visit gives
+    rules += [ConTextRule("today:", "ONGOING", direction="FORWARD", max_scope=16, allowed_types={"Medication"},
+                          pattern=[{"LOWER": "today"}, {"LOWER": {"IN": [":", "-"]}}])]
+    rules += [ConTextRule("today", "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"},
+                          on_modifies=lambda target, modifier, between: between is None or not re.search(
+                              r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]",
+                              between.text, re.I))]
+    # "ALK+ NSCLC on alectinib", "mCRPC progressing on enzalutamide", "already on pantoprazole": taken now
+    # (not "start on", "switch on", "will be on": care to come)
+    rules += [ConTextRule("on", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
+                          on_modifies=lambda target, modifier, between: _on_means_taking(modifier))]
+    rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=4, allowed_types={"Medication"})
+              for c in ("progressing on", "progression on", "progressive disease on", "pd on", "already on",
+                        "already taking")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "cont", "cont.", "cont'd", "contd", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance",
@@ -1057,6 +1072,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         if history_only and kind in ("Problem", "Cancer") and not episodic(concepts):
             return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
         return "historical", cue
+    if section == "Specimen" and kind == "Procedure":
+        return "historical", None  # "Specimen: Laparoscopic right hemicolectomy": the tissue came from it
     if section in HISTORY_SECTIONS:
         over = kind == "Medication" and (_COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
         return ("historical" if kind == "Procedure" or over or episodic(concepts) else "present"), None
@@ -1066,6 +1083,19 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+_NOT_TAKING_YET = {"start", "starts", "started", "starting", "put", "putting", "switch", "switched", "switching",
+                   "change", "changed", "changing", "be", "been", "go", "going", "initiate", "initiated", "begin",
+                   "place", "placed", "restart", "resume", "transition", "transitioned", "move", "moved", "keep"}
+
+
+def _on_means_taking(modifier) -> bool:
+    """"on" before a drug says it is taken now, unless a verb of starting or a future precedes it ("start on
+    letrozole", "will be on tamoxifen") or a date follows it ("on 3/1")."""
+    doc = modifier.doc
+    before = [t.lower_ for t in doc[max(0, modifier.start - 3):modifier.start]]
+    return not (before and before[-1] in _NOT_TAKING_YET) and "will" not in before and "to" not in before[-1:]
 
 
 # a question mark written as a prefix (after a space, a bracket or the line start, not after a word:

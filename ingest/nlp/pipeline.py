@@ -749,7 +749,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
 
 # "MDT 15/04/2024: incomplete response. Recommendation:" / "LAR with TME and loop ileostomy.": a line that
 # ends on a recommendation label hands it to the next
-_PLAN_LABEL_END = re.compile(r"\b(?:recommendations?|recommend|plan|proposal|outcome|decision|recs?)\s*:\s*$", re.I)
+_PLAN_LABEL_END = re.compile(r"\b(?:recommendations?|recommend|plan|proposal|outcome|decision|recs?|proposed|suggested|"
+                             r"advised|planned|agreed|as\s+follows|opted\s+for\s+the\s+(?:latter|former))\s*:\s*$", re.I)
 _THEN_LEAD = re.compile(r"^\W*(?:and\s+)?(?:then|followed\s+by|thereafter|after\s+(?:that|which|this))\b", re.I)
 
 

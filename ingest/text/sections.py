@@ -50,7 +50,8 @@ CANONICAL = {
     "rec": "Plan", "recs": "Plan", "next steps": "Plan", "discharge plan": "Plan",
     # a tumour board's "Outcome:" is its decision, care still to come
     "outcome": "Plan", "mdt outcome": "Plan", "tumor board outcome": "Plan", "tumour board outcome": "Plan",
-    "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan",
+    "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan", "discussion points": "Plan",
+    "prescribed": "Plan",
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
     "comparison studies": "Comparison",
@@ -64,6 +65,10 @@ CANONICAL = {
     "past oncologic history": "Past Medical History", "past oncological history": "Past Medical History",
     "prior treatment": "Past Medical History", "prior treatments": "Past Medical History",
     "previous treatment": "Past Medical History", "previous treatments": "Past Medical History",
+    # a pathology report's specimen list and gross description name the operation that yielded the tissue
+    "specimen": "Specimen", "specimens": "Specimen", "specimen(s)": "Specimen", "specimens submitted": "Specimen",
+    "specimen submitted": "Specimen", "specimen received": "Specimen", "specimens received": "Specimen",
+    "macroscopy": "Specimen", "macroscopic description": "Specimen", "gross description": "Specimen",
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
