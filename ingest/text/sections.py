@@ -51,7 +51,6 @@ CANONICAL = {
     # a tumour board's "Outcome:" is its decision, care still to come
     "outcome": "Plan", "mdt outcome": "Plan", "tumor board outcome": "Plan", "tumour board outcome": "Plan",
     "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan", "discussion points": "Plan",
-    "prescribed": "Plan",
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
     "comparison studies": "Comparison",
