@@ -514,6 +514,20 @@ def context_rules():
                         "to be organized", "to be ordered", "requested",
                         "requested today", "was requested", "has been requested", "have been requested",
                         "is requested", "are requested", "were requested")]
+    # "I have requested a baseline DEXA scan": a request before the test is the order
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types={"Test", "Procedure"},
+                          on_modifies=_no_result_after)
+              for c in ("have requested", "has requested", "i have requested", "we have requested", "i requested",
+                        "we requested", "requesting")]
+    # "Next echo due after C4", "restaging CT due 10/20": when it falls due, it has not been done (not "due to")
+    rules += [ConTextRule("due_not_to", "PLANNED", direction="BACKWARD", max_scope=4, allowed_types={"Test", "Procedure"},
+                          on_modifies=same_clause,
+                          pattern=[{"LOWER": "due"}, {"LOWER": {"NOT_IN": ["to", "diligence"]}}])]
+    # "CEA 3-monthly for 3 years", "diagnostic mammogram 6 months post-RT, then annual": a schedule of tests
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8, allowed_types={"Test"},
+                          on_modifies=_both(same_clause, _no_result_in_clause))
+              for c in ("monthly", "3-monthly", "6-monthly", "annual", "annually", "yearly", "then annual",
+                        "then annually", "then yearly", "biannually", "6 monthly", "3 monthly")]
     # "LAURA supports osimertinib after CRT": what trial evidence says of care, not care given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("supports", "support the use of", "supports the use of")]
@@ -873,6 +887,17 @@ def hyphen_joined_only(target, modifier, span_between) -> bool:
 
 _GOES_ON_TO_RESULT = re.compile(r"^[^;.]*\b(?:was|were|is|showed|shows|revealed|demonstrated|confirmed|normal|"
                                 r"unremarkable|negative|positive|done|performed)\b", re.I)
+
+
+_CLAUSE_RESULT = re.compile(r"^[^.;\n]*?\b(?:was|were|is|are|showed|shows|revealed|came\s+back|normal|negative|"
+                            r"unremarkable|stable|clear|checked|done|performed)\b", re.I)
+
+
+def _no_result_in_clause(target, modifier, span_between) -> bool:
+    """"Annual mammogram was normal", "CEA was checked monthly": the clause reports a test done, whatever
+    its schedule."""
+    doc = target.doc
+    return not _CLAUSE_RESULT.match(doc.text[doc[target.end - 1].idx + len(doc[target.end - 1]):])
 
 
 def _no_result_after(target, modifier, span_between) -> bool:

@@ -64,6 +64,13 @@ CANONICAL = {
     "past oncologic history": "Past Medical History", "past oncological history": "Past Medical History",
     "prior treatment": "Past Medical History", "prior treatments": "Past Medical History",
     "previous treatment": "Past Medical History", "previous treatments": "Past Medical History",
+    "treatment so far": "Past Medical History", "treatment to date": "Past Medical History",
+    "treatments to date": "Past Medical History", "therapy to date": "Past Medical History",
+    "prior therapy": "Past Medical History", "prior therapies": "Past Medical History",
+    "previous therapy": "Past Medical History", "previous therapies": "Past Medical History",
+    "prior systemic therapy": "Past Medical History", "prior lines": "Past Medical History",
+    "prior lines of therapy": "Past Medical History", "previous lines of therapy": "Past Medical History",
+    "prior tx": "Past Medical History", "previous tx": "Past Medical History",
     # a pathology report's specimen list and gross description name the operation that yielded the tissue
     "specimen": "Specimen", "specimens": "Specimen", "specimen(s)": "Specimen", "specimens submitted": "Specimen",
     "specimen submitted": "Specimen", "specimen received": "Specimen", "specimens received": "Specimen",
