@@ -331,7 +331,9 @@ _PENDING = r"unknown|not\s+(?:yet\s+)?(?:available|resulted|known|back)|awaited|
 _NOT_TESTED = (r"not\s+(?:performed|done|tested|sent|assessed|evaluated|reportable|evaluable)|unevaluable|insufficient|"
                r"qns|quantity\s+not\s+sufficient|inadequate|failed")
 _TOKEN = re.compile(
-    "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?![A-Za-z0-9]))" for i, (_, pat) in enumerate(_MARKER_NAMES)) +
+    # "BRCA2m", "EGFRm": the gene with a lower-case m is its mutation
+    "|".join(f"(?P<M_{i}>(?<![A-Za-z0-9])(?:{pat})(?:(?<=[A-Z0-9])(?-i:m))?(?![A-Za-z0-9]))"
+             for i, (_, pat) in enumerate(_MARKER_NAMES)) +
     r"|(?P<pct><\s?1\s?%|(?:(?:>=|<=|[<>≥≤])\s?)?(?:\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%))"
     # an Allred score, also written bare as its fraction of 8 ("ER 8/8, PR 6/8"; read for ER and PR only)
     r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?|(?<![\d/.])[0-8]\s?/\s?8(?![\d/]))"
@@ -339,16 +341,17 @@ _TOKEN = re.compile(
     r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d]|\.\d)|(?<=HER2: )0(?![%\d]|\.\d))"
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|"
     # HGVS as a report writes it: c.35G>T, p.(Gly12Val), p.G12V
-    r"(?-i:c\.\d+(?:[+-]\d+)?[ACGT]>[ACGT]|p\.\(?(?:[A-Z][a-z]{2}\d{1,4}(?:[A-Z][a-z]{2}|fs|\*)|[A-Z]\d{1,4}[A-Z*])\)?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
+    r"(?-i:c\.\d+(?:[+-]\d+)?(?:[ACGT]>[ACGT]|(?:_\d+)?(?:del|dup|ins)[ACGT]*)|p\.\(?(?:[A-Z][a-z]{2}\d{1,4}(?:[A-Z][a-z]{2}|fs|\*)|[A-Z]\d{1,4}[A-Z*])\)?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     # a combined positive score is a count, not a percent: "PD-L1 22C3 CPS 15", "CPS >=10"
     r"|(?P<cps>\bCPS\s*(?:score\s*)?(?:of\s*)?[:=]?\s*(?:>=|<=|[<>≥≤])?\s*\d{1,3}(?:\.\d+)?(?!\d|\.\d|\s*%))"
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
-    r"|(?P<prefix>(?:negative|positive)\s+for(?:\s+(?:any\s+)?(?:(?:reportable|pathogenic|clinically\s+significant)\s+)?"
+    # words begin at a word's start: "no" is not the end of "adeno", "high" not the end of "thigh"
+    r"|(?<![A-Za-z])(?P<prefix>(?:negative|positive)\s+for(?:\s+(?:any\s+)?(?:(?:reportable|pathogenic|clinically\s+significant)\s+)?"
     r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:co-?occurring\s+|additional\s+|other\s+|further\s+)?(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
     r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no\s+known|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?|variants?|(?:likely\s+)?pathogenic|reportable|"
     r"clinically\s+significant)\b))(?=\s|$|[,.;)])"
-    r"|(?P<status>"
+    r"|(?P<status>(?<![A-Za-z])(?:"
     rf"{_NOT_TESTED}|{_PENDING}|"
     r"not\s+amplified|non-?amplified|amplified|amplification|"
     r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:(?:likely\s+)?pathogenic\s+|reportable\s+|clinically\s+significant\s+)?"
@@ -359,7 +362,7 @@ _TOKEN = re.compile(
     r"deficient|deficiency|proficient|intact|retained|preserved|lost|loss|absent|"
     r"unstable|stable|high|low|"
     r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
-    r"equivocal|indeterminate|borderline|"
+    r"equivocal|indeterminate|borderline)|"
     r"\(\s*[+\-−]\s*\)|(?<![\s(])\+{1,3}|\+{1,3}(?!\s+[A-Za-z])|\+{1,3}(?=\s+[A-Za-z][\w-]*\s?[+\-−](?!\w))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|(?<!\.)\.(?:\s|$)|:|\bwith\b|\bbut\b|\|)",
     re.I)
@@ -534,6 +537,8 @@ def _marker_of(name: str, text: str) -> tuple[str, str | None]:
         if t == "MSS" or "STABLE" in t:
             return "MSI", "stable"
         return "MSI", None
+    if name in MUTATION_MARKERS and text.endswith("m"):
+        return name, "mutated"  # "BRCA2m" (the name pattern takes a lower-case m only after the gene)
     if name == "MMR":
         if t.startswith("DMMR"):
             return "MMR", "deficient"
@@ -678,6 +683,9 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             ev.append((kk, kt))
             last = ke
             k += 1
+        if ev and prefix_end < 0 and all(k == "status" and _ALTERATION_NOUN.match(t.strip()) for k, t in ev) \
+                and not _TOPIC_AFTER.match(text, last) and not _TOPIC_BEFORE.search(text[max(0, group[0][1] - 30):group[0][1]]):
+            ev = [("status", "detected")]  # "given KRAS mutation", "germline BRCA1 mutation": the patient's own
         span_end = last if ev else group[-1][2]
         if text.count("(", group[0][1], span_end) > text.count(")", group[0][1], span_end):
             close = text.find(")", span_end, span_end + 15)
@@ -726,6 +734,17 @@ _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|
                               r"wild[- ]?type|WT|no\s+.*)$", re.I)
 
 
+#: one alteration named after its gene, in the singular: the patient's ("KRAS mutation"); a plural is a list
+#: heading or what was looked for ("EGFR mutations: none")
+_ALTERATION_NOUN = re.compile(r"^(?:mutation|fusion|rearrangement|translocation|amplification)$", re.I)
+#: ... unless the words around make it a topic: "KRAS mutation testing", "KRAS mutation: not detected",
+#: "test for EGFR mutation", "no EGFR mutation", "if BRAF mutation"
+_TOPIC_AFTER = re.compile(r"\s*(?:[:=(|]|-\s|status|test\w*|analys[ie]s|panel|screen\w*|assay|results?|report\w*|"
+                          r"pending|awaited|negative|neg\b|not\b|was\b|is\b|were\b|are\b|absent|none|wild|carriers?\b|"
+                          r"and\b|or\b|/|,\s*(?:ALK|ROS1|EGFR|KRAS|BRAF|MET|RET|NTRK|HER2))", re.I)
+_TOPIC_BEFORE = re.compile(r"\b(?:no|not|non|without|test(?:ing|ed|s)?|for|if|whether|any|check\w*|assess\w*|"
+                           r"screen\w*|send|sent|request\w*|rule\s+out|r/o|exclude|look\w*|unknown|possible|"
+                           r"suspected|\?)\s*(?:germline\s+|somatic\s+|an?\s+|the\s+|activating\s+)?$", re.I)
 _LOOKED_FOR = re.compile(r"^(?:mutations?|alterations?|variants?|fusions?|rearrangements?|translocation)$", re.I)
 
 
