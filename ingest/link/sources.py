@@ -304,13 +304,16 @@ def hpo() -> Iterator[Entry]:
     for t in hpo_terms().values():
         if t.id not in keep or not t.name:
             continue
-        concepts = [Concept("HPO", t.id, t.name, "Problem", source)]
+        kind = "Cancer" if _MALIGNANT.search(t.name) and not _NOT_MALIGNANT.search(t.name) else "Problem"
+        concepts = [Concept("HPO", t.id, t.name, kind, source)]
+        if kind == "Cancer" and (doid := _hpo_doid(t.id)):  # "Superficial spreading melanoma" → cutaneous melanoma
+            concepts.insert(0, Concept("DOID", doid, do_terms()[doid].name, "Cancer", source + " → Disease Ontology by name"))
         for x in t.xrefs:
             prefix, _, code = x.partition(":")
             if prefix.startswith("SNOMEDCT"):
-                concepts.append(Concept("SNOMED-CT", code, t.name, "Problem", source + " xref"))
+                concepts.append(Concept("SNOMED-CT", code, t.name, kind, source + " xref"))
             elif prefix == "UMLS":
-                concepts.append(Concept("UMLS", code, t.name, "Problem", source + " xref"))
+                concepts.append(Concept("UMLS", code, t.name, kind, source + " xref"))
         surfaces = [t.name] + [s for s, scope, typ in t.synonyms if scope == "EXACT" and typ != "obsolete_synonym"
                                and not _activity_word(s, t.name)]
         for s in surfaces:
@@ -318,6 +321,44 @@ def hpo() -> Iterator[Entry]:
                 continue
             for c in concepts:
                 yield Entry(s, c, 30, is_acronym(s))
+
+
+#: an HPO phenotype that names a malignant tumour is a cancer (its kind), coded in DO too
+_MALIGNANT = re.compile(r"\b(?:carcinoma|adenocarcinoma|melanoma|sarcoma|lymphoma|leuka?emia|myeloma|blastoma|"
+                        r"mesothelioma|cancer|malignan\w*)s?\b", re.I)
+_NOT_MALIGNANT = re.compile(r"\b(?:benign|susceptibility|predisposition|risk|history|family)\b", re.I)
+
+
+@cache
+def _do_cancer_names() -> dict[str, str]:
+    """DO cancer names and exact synonyms (terms under DOID:162 cancer) → DOID."""
+    terms = do_terms()
+
+    def is_cancer(i: str, seen: frozenset = frozenset()) -> bool:
+        return i == "DOID:162" or any(p not in seen and p in terms and is_cancer(p, seen | {i})
+                                      for p in terms[i].is_a or ())
+    out: dict[str, str] = {}
+    for i, t in terms.items():
+        if is_cancer(i):
+            for n in [t.name] + [x for x, scope, _ in t.synonyms if scope == "EXACT"]:
+                out.setdefault(n.lower(), i)
+    return out
+
+
+def _hpo_doid(hpo_id: str) -> str | None:
+    """The DO cancer named like the HPO term, else like its nearest is-a ancestor (breadth first). O(depth)."""
+    index = _do_cancer_names()
+    hp = hpo_terms()
+    todo, seen = [hpo_id], set()
+    while todo:
+        x = todo.pop(0)
+        if x in seen or x not in hp:
+            continue
+        seen.add(x)
+        if hp[x].name.lower() in index:
+            return index[hp[x].name.lower()]
+        todo += list(hp[x].is_a or ())
+    return None
 
 
 def _activity_word(synonym: str, name: str) -> bool:

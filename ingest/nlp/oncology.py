@@ -46,6 +46,8 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "neuroendocrine carcinoma": (r"neuroendocrine\s+(?:carcinoma|tumou?r)|carcinoid(?:\s+tumou?r)?", "carcinoma", None),
     "colorectal cancer": (r"(?-i:CRC|mCRC)", "cancer", "colorectal"),
     # cell types of other organs: never a breast, lung or colorectal cancer by default
+    # the pancreas's (and the prostate's) ductal cancer; "ductal carcinoma" alone is the breast's
+    "ductal adenocarcinoma": (r"ductal\s+adeno-?carcinoma", "adenocarcinoma", None),
     "serous carcinoma": (r"serous(?:\s+(?:ovarian|tubo-?ovarian|primary\s+peritoneal|fallopian\s+tube|endometrial|"
                          r"uterine))?\s+(?:adeno-?)?carcinoma", "adenocarcinoma", None),
     "endometrioid adenocarcinoma": (r"endometrioid(?:\s+(?:ovarian|endometrial|uterine))?\s+(?:adeno-?)?carcinoma",
@@ -68,7 +70,8 @@ SITES: dict[str, tuple[str, str | None]] = {
     # code from the note. Organs that mostly host metastases (liver, bone, brain, nodes) are not primary sites.
     "prostate": (r"prostate|prostatic", None),
     "ovary": (r"ovary|ovaries|ovarian", None),
-    "pancreas": (r"pancreas|pancreatic", None),
+    "pancreas": (r"(?:(?:head|body|tail|neck|uncinate\s+process)\s+of\s+(?:the\s+)?)?pancreas|"
+                 r"pancreatic(?:\s+(?:head|body|tail|neck|uncinate(?:\s+process)?))?", None),
     "stomach": (r"stomach|gastric", None),
     "esophagus": (r"o?esophagus|o?esophageal", None),
     "bladder": (r"(?:urinary\s+)?bladder", None),
