@@ -268,6 +268,17 @@ def structure_word(text: str, m) -> bool:
     return m.kind == "Problem" and bool(_NAMES_STRUCTURE.match(text, m.end))
 
 
+_MEASURE_AFTER = re.compile(r"\s*[:=]?\s*[<>≤≥~]?\s*\d+(?:\.\d+)?\s*(?:c?Gy|%|mg|mcg|µg|g/dl|g/l|mm|cm|ml|l\b|mmol|"
+                            r"µmol|umol|u/l|iu|ms\b|bpm|kg|mmhg)", re.I)
+
+
+def measure_label(text: str, m) -> bool:
+    """"MLD 16 Gy" (mean lung dose), "PE 45%": an acronym right before a measured value labels the value;
+    it is not the disease the same letters name."""
+    word = text[m.start:m.end]
+    return m.kind in ("Problem", "Cancer") and word.isupper() and len(word) <= 5 and bool(_MEASURE_AFTER.match(text, m.end))
+
+
 def room_air(text: str, m) -> bool:
     """"SpO2 95% on RA": room air, a vital sign's condition, not rheumatoid arthritis."""
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
@@ -295,6 +306,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
                            ("invalid:performance status",) if p.value == "invalid" else (), 0))
     # "whole breast 40.05 Gy in 15 fractions": a dose in gray is radiotherapy even when no word names it
     for d in _GY_DOSE.finditer(text):
+        if _DOSIMETRY_BEFORE.search(text[max(0, d.start() - 24):d.start()]):
+            continue  # "MLD 16 Gy, esophagus mean 31 Gy", "cord max < 45 Gy": a plan's dose to an organ, not a course
         found.append(Found(d.start(), d.end(), "Procedure", _radiotherapy_concepts(lexicon), (), {}, (), 90))
     for r in find_responses(text):
         found.append(Found(r.start, r.end, "Response", (), (r.value,), {}, (), 0))
@@ -333,7 +346,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
+             and not room_air(text, m) and not measure_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
@@ -367,6 +380,9 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
 
 
 _PRIMARY = re.compile(r"\bprimary\b", re.I)
+_DOSIMETRY_BEFORE = re.compile(r"(?:\b(?:mean|MLD|MHD|Dmax|Dmean|Dmin|D\d{1,2}(?:cc|%)?|V\d{1,2}|max(?:imum)?|min(?:imum)?|"
+                               r"constraints?|limit|tolerance|cord|brainstem|heart|esophag\w*|oesophag\w*|rectum|"
+                               r"bladder|lungs?)\s*(?:dose\s*)?(?:of\s*)?[:=]?\s*|[<>≤≥]=?\s*)$", re.I)
 _GY_DOSE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,2})?\s?c?Gy(?:\s?(?:/|in|x)\s?\d{1,2}\s?(?:fx|fractions?))?\b")
 
 
