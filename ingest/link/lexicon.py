@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry, hierarchy, icd_concept
 
-LEXICON_VERSION = "16"
+LEXICON_VERSION = "17"
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
 _IGNORED = {"-", "–", "'", "’"}
 _MAX_TOKENS = 16
@@ -74,10 +74,36 @@ def inflection_stem(word: str) -> str:
 _SHORTHAND_WORDS = {"bx": "biopsy", "bxs": "biopsies"}
 
 
+#: British (and Commonwealth) spellings written the American way, so one index serves both
+_US_WORDS = {"tumour": "tumor", "tumours": "tumors", "behaviour": "behavior", "behaviours": "behaviors",
+             "humour": "humor", "labour": "labor", "colour": "color", "odour": "odor", "vapour": "vapor",
+             "centre": "center", "centres": "centers", "litre": "liter", "litres": "liters", "fibre": "fiber",
+             "fibres": "fibers", "manoeuvre": "maneuver", "manoeuvres": "maneuvers", "grey": "gray",
+             "sulphate": "sulfate", "sulphur": "sulfur", "aluminium": "aluminum"}
+_US_PARTS = (("haem", "hem"), ("aemi", "emi"), ("paed", "ped"), ("caec", "cec"), ("faec", "fec"), ("aetio", "etio"),
+             ("gynaec", "gynec"), ("foet", "fet"), ("coeli", "celi"), ("isation", "ization"), ("oea", "ea"))
+
+
+@lru_cache(maxsize=200_000)
+def us_spelling(word: str) -> str:
+    """"tumour" → "tumor", "oesophagus" → "esophagus", "anaemia" → "anemia", "diarrhoea" → "diarrhea",
+    "haemoptysis" → "hemoptysis", "hospitalisation" → "hospitalization". Lower-case words only. O(len)."""
+    if word in _US_WORDS:
+        return _US_WORDS[word]
+    if len(word) < 5:
+        return word
+    if word.startswith("oe"):  # oesophagus, oedema, oestrogen
+        word = "e" + word[2:]
+    for british, american in _US_PARTS:
+        if british in word:
+            word = word.replace(british, american)
+    return word
+
+
 def norm_token(tok: str) -> str:
     low = tok.lower()
     low = _SHORTHAND_WORDS.get(low, low)
-    return inflection_stem(low) if low.isalpha() else low
+    return inflection_stem(us_spelling(low)) if low.isalpha() else low
 
 
 def tokens(text: str) -> list[tuple[int, int, str]]:

@@ -742,7 +742,8 @@ def context_rules():
     # "Proceed w/ C5 today: oxaliplatin ...", "Denosumab 120 mg SC today", "prednisolone 60 mg OD from today":
     # a drug the visit gives
     rules += [ConTextRule("today:", "ONGOING", direction="FORWARD", max_scope=16, allowed_types={"Medication"},
-                          pattern=[{"LOWER": "today"}, {"LOWER": {"IN": [":", "-"]}}])]
+                          pattern=[{"LOWER": "today"}, {"LOWER": {"IN": [":", "-"]}}],
+                          on_modifies=lambda target, modifier, between: _gives_today(modifier))]
     rules += [ConTextRule("today", "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"},
                           on_modifies=lambda target, modifier, between: between is None or not re.search(
                               r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]",
@@ -1108,6 +1109,16 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+_GIVING_BEFORE = re.compile(r"^(?:c\d{1,2}(?:d\d{1,2})?|cycle|proceed|proceeding|treat|treatment|given|administered|"
+                            r"infusion|infused|dose|chemo)$", re.I)
+
+
+def _gives_today(modifier) -> bool:
+    """"Proceed w/ C5 today:", "C3D1 today -": the visit gives the drugs listed next (not "seen today:")."""
+    doc = modifier.doc
+    return any(_GIVING_BEFORE.match(t.text) for t in doc[max(0, modifier.start - 3):modifier.start])
 
 
 _NOT_TAKING_YET = {"start", "starts", "started", "starting", "put", "putting", "switch", "switched", "switching",

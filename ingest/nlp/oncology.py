@@ -307,9 +307,12 @@ def do_code(histology: str, site: str | None, site_text: str | None = None) -> s
 METASTASIS_SITES = {
     "liver": (r"liver|hepatic", "C78.7"), "lung": (r"lungs?|pulmonary", "C78.00"),
     "pleura": (r"pleura|pleural", "C78.2"), "brain": (r"brain|cerebral|intracranial|CNS|leptomeningeal", "C79.31"),
-    "bone": (r"bones?|osseous|bony|skeletal|spine|spinal|vertebral(?:\s+body)?", "C79.51"), "adrenal": (r"adrenal", "C79.70"),
+    "bone": (r"bones?(?:[- ]only)?|osseous|bony|skeletal|spine|spinal|vertebral(?:\s+body)?", "C79.51"), "adrenal": (r"adrenal", "C79.70"),
     "peritoneum": (r"peritoneal|peritoneum|omental", "C78.6"),
     "lymph node": (r"(?:lymph\s+)?nodal|lymph\s+nodes?|(?-i:LN)", "C77.9"),
+    "ovary": (r"ovarian|ovary|ovaries|(?-i:Krukenberg)", "C79.60"), "skin": (r"skin|cutaneous|subcutaneous|dermal", "C79.2"),
+    # "visceral mets", "extrahepatic disease": metastases whose organ the words do not name
+    "other": (r"visceral|extra-?hepatic|extra-?thoracic|soft[- ]tissue", "C79.9"),
 }
 SECONDARY_NEOPLASM = {  # ICD-10-CM descriptions of the codes above (checked against the code set)
     "C78.7": "Secondary malignant neoplasm of liver and intrahepatic bile duct",
@@ -319,6 +322,7 @@ SECONDARY_NEOPLASM = {  # ICD-10-CM descriptions of the codes above (checked aga
     "C78.6": "Secondary malignant neoplasm of retroperitoneum and peritoneum",
     "C77.9": "Secondary and unspecified malignant neoplasm of lymph node, unspecified",
     "C79.9": "Secondary malignant neoplasm of unspecified site",
+    "C79.60": "Secondary malignant neoplasm of unspecified ovary", "C79.2": "Secondary malignant neoplasm of skin",
 }
 _MET_WORD = r"metastas[ie]s|metastatic\s+(?:disease|deposits?|lesions?)|mets?|metastatic\s+foci|implants|carcinomatosis"
 _MET_SITE_RX = "|".join(f"(?P<m_{k.replace(' ', '_')}>{p})" for k, (p, _) in METASTASIS_SITES.items())
@@ -351,7 +355,8 @@ def find_metastases(text: str) -> list[MetastasisFinding]:
                                                      or m.groupdict().get("n_" + k.replace(" ", "_")))), None)
         if site is None and "carcinomatosis" in m.group().lower():
             site = "peritoneum"
-        out.append(MetastasisFinding(m.start(), m.end(), site, METASTASIS_SITES[site][1] if site else "C79.9"))
+        icd = METASTASIS_SITES[site][1] if site else "C79.9"
+        out.append(MetastasisFinding(m.start(), m.end(), None if site == "other" else site, icd))
     return out
 
 

@@ -179,7 +179,7 @@ class Found:
 
 
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
-_MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis", re.I)
+_MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis|distant", re.I)
 _HISTOLOGY_DEPOSIT = re.compile(r"carcinoma\s*$", re.I)  # a metastasis named by its histology
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
