@@ -214,7 +214,9 @@ def stated_stage_groups(text: str) -> list[str]:
     return _STAGE_IS.findall(text)
 
 
-_PERFORMANCE = re.compile(r"(?<![A-Za-z])(?P<scale>ECOG|Zubrod|WHO)(?:\s+(?:PS|performance\s+status))?\s*(?:of|:|=|is)?\s*"
+# "ECOG 1", "WHO PS 2", "PS 0" and "performance status 1" (a bare PS score is ECOG's: Karnofsky is written KPS)
+_PERFORMANCE = re.compile(r"(?<![A-Za-z])(?P<scale>ECOG|Zubrod|WHO|PS|[Pp]erformance\s+status)(?:\s+(?:PS|performance\s+status))?"
+                          r"\s*(?:of|:|=|is)?\s*"
                           r"(?P<ecog>[0-5])(?:\s*-\s*(?P<ecog2>[0-5]))?(?![0-9])|(?<![A-Za-z])(?P<kps>KPS|Karnofsky)"
                           r"(?:\s+(?:PS|performance\s+status|score))?\s*(?:of|:|=|is)?\s*(?P<kpsv>\d{2,3})\s*%?")
 

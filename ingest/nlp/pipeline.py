@@ -181,7 +181,7 @@ class Found:
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
 _MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis|distant", re.I)
 _HISTOLOGY_DEPOSIT = re.compile(r"carcinoma\s*$", re.I)  # a metastasis named by its histology
-_MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky")
+_MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky|PS\s*[:=]?\s*[0-5]|[Pp]erformance\s+status")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
                     r"has not|have not|did not|didn't", re.I)
 _NOT_BEGUN = re.compile(r"\bnever\b|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:started|begun|initiated|commenced)\b", re.I)
