@@ -894,11 +894,15 @@ _CLAUSE_RESULT = re.compile(r"^[^.;\n]*?\b(?:was|were|is|are|showed|shows|reveal
                             r"unremarkable|stable|clear|checked|done|performed)\b", re.I)
 
 
+_DATED_LINE = re.compile(r"\s*\(?\d{1,2}[/.-]\d{1,4}(?:[/.-]\d{2,4})?\)?\s*:\s*\w")  # "MRI 12/2024: 2.1 cm ..."
+
+
 def _no_result_in_clause(target, modifier, span_between) -> bool:
     """"Annual mammogram was normal", "CEA was checked monthly": the clause reports a test done, whatever
     its schedule."""
     doc = target.doc
-    return not _CLAUSE_RESULT.match(doc.text[doc[target.end - 1].idx + len(doc[target.end - 1]):])
+    after = doc.text[doc[target.end - 1].idx + len(doc[target.end - 1]):]
+    return not (_CLAUSE_RESULT.match(after) or _DATED_LINE.match(after))
 
 
 def _no_result_after(target, modifier, span_between) -> bool:
@@ -1098,8 +1102,6 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         if history_only and kind in ("Problem", "Cancer") and not episodic(concepts):
             return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
         return "historical", cue
-    if section == "Specimen" and kind == "Procedure":
-        return "historical", None  # "Specimen: Laparoscopic right hemicolectomy": the tissue came from it
     if section in HISTORY_SECTIONS:
         over = kind == "Medication" and (_COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
         return ("historical" if kind == "Procedure" or over or episodic(concepts) else "present"), None
