@@ -1128,12 +1128,21 @@ _NOT_TAKING_YET = {"start", "starts", "started", "starting", "put", "putting", "
                    "place", "placed", "restart", "resume", "transition", "transitioned", "move", "moved", "keep"}
 
 
+_TAKER = {"is", "was", "are", "were", "pt", "patient", "he", "she", "they", "now", "remains", "remained", "stays",
+          "who", ",", "(", "-", ":"}
+
+
 def _on_means_taking(modifier) -> bool:
-    """"on" before a drug says it is taken now, unless a verb of starting or a future precedes it ("start on
-    letrozole", "will be on tamoxifen") or a date follows it ("on 3/1")."""
+    """"on" before a drug says it is taken now when the patient or a disease comes before it ("ALK+ NSCLC on
+    alectinib", "she is on letrozole", "pt on tamoxifen"); not after other words ("decide on durvalumab
+    start", "based on", "start on letrozole", "will be on tamoxifen")."""
     doc = modifier.doc
-    before = [t.lower_ for t in doc[max(0, modifier.start - 3):modifier.start]]
-    return not (before and before[-1] in _NOT_TAKING_YET) and "will" not in before and "to" not in before[-1:]
+    if modifier.start == 0:
+        return True
+    prev = doc[modifier.start - 1]
+    if prev.lower_ in _NOT_TAKING_YET or "will" in [t.lower_ for t in doc[max(0, modifier.start - 3):modifier.start]]:
+        return False
+    return prev.lower_ in _TAKER or any(e.start <= prev.i < e.end for e in doc.ents)
 
 
 # a question mark written as a prefix (after a space, a bracket or the line start, not after a word:
