@@ -427,6 +427,11 @@ _PHASE_RIGHT = re.compile(rf"^\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE_OP})\
                           rf"(?:surgery|operation|resection)))", re.I)
 
 
+# "trastuzumab/pertuzumab were given only with the 6 neoadjuvant cycles": the course it was part of
+_PHASE_PART_OF = re.compile(rf"^(?:\s*/?\s*[\w+-]+){{0,6}}?\s+(?:with|during|in|as\s+part\s+of)\s+(?:the\s+|all\s+|\d+\s+)*"
+                            rf"(?:(?P<before>{_BEFORE_OP})|(?P<after>{_AFTER_OP}))\b", re.I)
+
+
 def treatment_phase(text: str, start: int, end: int) -> str | None:
     """"He received all planned chemotherapy pre-op", "neoadjuvant FOLFIRINOX", "post-op RT": the side of
     the operation a treatment is on as the clause names it — "neoadjuvant" or "adjuvant" — else None.
@@ -434,7 +439,7 @@ def treatment_phase(text: str, start: int, end: int) -> str | None:
     left = _PHASE_LEFT.search(text[max(0, start - 40):start])
     if left:
         return "neoadjuvant" if left.group("before") else "adjuvant"
-    right = _PHASE_RIGHT.match(text[end:end + 40])
+    right = _PHASE_RIGHT.match(text[end:end + 40]) or _PHASE_PART_OF.match(text[end:end + 70])
     if right:
         return "neoadjuvant" if right.group("before") else "adjuvant"
     return None
