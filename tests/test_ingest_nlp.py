@@ -740,3 +740,17 @@ def test_vocabulary_reads_abbreviations_as_written_and_histories_as_history(nlp)
     [ms] = extract_mentions(nlp, ["INVASIVE BREAST CARCINOMA OF NO SPECIAL TYPE (IDC-NST)"], [None])
     assert {(m.detail.get("histology"), m.assertion) for m in ms if m.kind == "Cancer"} == {
         ("invasive ductal carcinoma", "present")}
+
+
+def test_biomarker_statements_of_clinical_shorthand():
+    from graphkit.clinical.values import find_biomarkers
+
+    def values(text):
+        return [v for f in find_biomarkers(text) for v in f.values]
+    assert values("MMR IHC: MLH1, PMS2, MSH2, MSH6 all intact (proficient).") == ["MMR=proficient"]
+    assert values("Loss of MLH1 and PMS2; MSH2 and MSH6 retained.") == ["MMR=deficient"]  # two intact: not proficient
+    assert values("anti-EGFR not an option given KRAS mutation.") == ["KRAS=mutated"]
+    assert values("KRAS mutation testing sent.") == ["KRAS=pending"] and values("EGFR mutations: none.") == []
+    assert values("mCRPC progressing on enzalutamide. BRCA2m.") == ["BRCA2=mutated"]
+    assert values("lung adeno with ALK fusion") == ["ALK=positive"]  # "adeno" holds no "no"
+    assert values("2nd line KRAS G12C inhibitor") == []  # a drug class, not a result
