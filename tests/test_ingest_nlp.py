@@ -754,3 +754,16 @@ def test_biomarker_statements_of_clinical_shorthand():
     assert values("mCRPC progressing on enzalutamide. BRCA2m.") == ["BRCA2=mutated"]
     assert values("lung adeno with ALK fusion") == ["ALK=positive"]  # "adeno" holds no "no"
     assert values("2nd line KRAS G12C inhibitor") == []  # a drug class, not a result
+
+
+def test_paperwork_consent_queries_and_visit_doses(nlp):
+    assert _assertion(nlp, "PA for durvalumab approved 7/31.", "durvalumab") == "planned"
+    assert _assertion(nlp, "Pt understands and is willing to have chemotherapy.", "chemotherapy") == "planned"
+    assert _assertion(nlp, "Note: pt reports T-DM1 still has NOT started.", "T-DM1") == "negated"
+    assert _assertion(nlp, 'Reason for referral: "2WW - ?breast ca, R breast lump".', "breast ca") == "possible"
+    assert _assertion(nlp, "Proceed w/ C5 today: oxaliplatin 65 mg/m2.", "oxaliplatin 65 mg/m2") == "present"
+    assert _assertion(nlp, "Med onc seen today: cisplatin to start ~10/28.", "cisplatin") == "planned"
+    assert _assertion(nlp, "Plan: re-discuss at MDT; decide on durvalumab start.", "durvalumab") == "planned"
+    assert _assertion(nlp, "A/P: ALK+ NSCLC on alectinib, ongoing response.", "alectinib") == "present"
+    assert _assertion(nlp, "Next echo due after C4.", "echo") == "planned"
+    assert _assertion(nlp, "Annual mammogram was normal.", "mammogram") == "present"
