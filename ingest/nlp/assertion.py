@@ -728,7 +728,10 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("if needed", "would prompt")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("would trigger", "would warrant", "would lead to", "would favor")]
+              for c in ("would trigger", "would warrant", "would lead to", "would favor", "would favour",
+                        # a surgeon's or oncologist's conditional plan: "would do lumpectomy + SLNB after neoadj."
+                        "would do", "would perform", "would offer", "would suggest", "would consider",
+                        "would proceed with", "would go with", "would opt for", "would then do")]
     # "Start alectinib 600 mg BID -- first dose taken in clinic today": begun, not only ordered
     rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"})
               for c in ("first dose taken", "first dose given", "first dose administered", "first dose was given",

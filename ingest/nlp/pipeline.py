@@ -913,7 +913,9 @@ def appositions(text: str, row: list[Mention]) -> list[Mention]:
             continue
         close = text.find(")", start)
         inner = [k for k, m in enumerate(row) if start < m.start and (close < 0 or m.start < close)]
-        if start > head.end + 3:
+        # "SLNB/TAD (targeted axillary dissection)": one more abbreviation before the parenthesis is still the
+        # same list of care
+        if start > head.end + 3 and not _ABBREVIATION_GAP.fullmatch(text[head.end:start]):
             inner = [k for k in inner if row[k].concepts[:1] and row[k].concepts[:1] == head.concepts[:1]]
         markers = [row[k] for k in inner if row[k].kind == "Biomarker"]
         if head.kind == "Test" and head.assertion == "present" and markers and all(
@@ -926,6 +928,7 @@ def appositions(text: str, row: list[Mention]) -> list[Mention]:
     return out
 
 
+_ABBREVIATION_GAP = re.compile(r"\s*[/+,&]\s*[A-Z][A-Za-z0-9]{1,6}\s*")
 _TARGET_GAP = re.compile(r"[^().;:\n]{0,60}?\s*\(")  # "to the right chest wall and SCF (": no clause break
 
 
