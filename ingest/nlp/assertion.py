@@ -380,7 +380,13 @@ def context_rules():
                         "fh notable for", "fh positive for", "fh +ve", "fh pos")]
     # "colon cancer in father", "DCIS in her sister", "ovarian ca (MGM 55)": the relative named after the disease
     rules += [ConTextRule("in <relative>", "FAMILY", direction="BACKWARD", max_scope=6, pattern=[
-        {"LOWER": {"IN": ["in", "("]}}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
+        {"LOWER": "in"}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
+        {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
+        {"LOWER": {"IN": list(_RELATIVES)}}])]
+    # "ovarian ca (MGM 55)" and "(Mother's breast cancer)": a relative opening a parenthesis owns what is
+    # before it and what is inside it
+    rules += [ConTextRule("(<relative>", "FAMILY", direction="BIDIRECTIONAL", max_scope=6, pattern=[
+        {"LOWER": "("}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
         {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
         {"LOWER": {"IN": list(_RELATIVES)}}])]
     # "FDR w/ CRC <60": a first-degree relative's cancer
