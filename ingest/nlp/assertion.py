@@ -167,7 +167,8 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6, allowed_types=set(CARE),
                           on_modifies=same_clause)
               for c in ("was cancelled", "was canceled", "were cancelled", "were canceled", "cancelled", "canceled")]
-    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8, allowed_types=set(CARE),
+                          on_modifies=same_clause)
               for c in ("rebooked", "re-booked", "rescheduled", "re-scheduled", "to rebook", "to reschedule")]
     # "omit bevacizumab from cycle 8", "oxaliplatin omitted from C4 on": not given
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types=set(CARE))
@@ -1225,7 +1226,7 @@ def _only_result_cues(ent, mods) -> bool:
 # "#6 Hypothyroidism - TSH 2.1 (5/2025)", "ECG today QTc 438 ms" in an A/P: a test with its value was done
 # (a date is no value: "Baseline CEA 6/10" is still to come)
 _VALUE_AFTER = re.compile(r"\s*(?:\(\w+\)\s*)?(?::|=|today|stable|was|is|of|now|up|down|\s)*\s*[~<>≤≥]?\s*"
-                          r"\d+(?:\.\d+)?(?!\d|\.\d|\s*[/-]\s*\d)", re.I)
+                          r"\d+(?:\.\d+)?(?!\d|\.\d|\s*[/-]\s*\d|[RL]\b)", re.I)  # "EBUS of 4R/7": stations, no value
 _RESULT_AFTER = re.compile(rf"\s*:?\s*(?:(?:was|were|is|came\s+back)\s+)?(?:{_RESULT_WORDS}|without|no)\b", re.I)
 
 
