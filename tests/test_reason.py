@@ -450,3 +450,14 @@ def test_a_treatment_a_later_note_says_was_never_started_is_not_given_by_earlier
     assert "durva" in names([booked], "2025-03-01")  # before the note that says otherwise
     assert not any(n.lower().startswith("durva") for n in names([booked, never], "2025-03-25"))
     assert "durvalumab" in names([booked, never, given], "2025-04-02")  # a course later started stays
+
+
+def test_imaging_of_another_region_is_no_care_of_the_cancer():
+    from graphkit.clinical.sites import imaging_regions, other_region
+
+    assert imaging_regions("CT abdomen/pelvis") == ("abdomen", "pelvis")
+    assert set(imaging_regions("CT C/A/P")) == {"chest", "abdomen", "pelvis"}
+    assert other_region(imaging_regions("CT abdomen/pelvis"), "lung")  # a kidney-stone CT is no lung surveillance
+    assert not other_region(imaging_regions("CT chest w/ contrast"), "lung")
+    assert not other_region(imaging_regions("CT abdomen/pelvis"), "colorectal")
+    assert not other_region((), "lung")  # a test with no region written may be any

@@ -48,3 +48,35 @@ def site_of(codes: tuple[str, ...] | list[str], ancestors: tuple[str, ...] | lis
 def site_group(site: str | None) -> str | None:
     """breast | lung | colorectal (the guideline family), or None."""
     return SITE_GROUP.get(site or "")
+
+
+# -- imaging regions ---------------------------------------------------------------------------------------------
+#: body-region words of an imaging test as written ("CT abdomen/pelvis", "CT C/A/P", "MRI brain") → regions
+_REGION_WORDS = (
+    ("chest", r"\bchest\b|thora(?:x|cic)\b|\blungs?\b|\bCXR\b|mediastin\w*"),
+    ("abdomen", r"\babd(?:omen|ominal)?\b|\bliver\b|hepatic|\bA/P\b"), ("pelvis", r"\bpelvi[sc]\b|\bA/P\b"),
+    ("chest", r"\bC/?A/?P\b|\bCAP\b|\bTAP\b"), ("abdomen", r"\bC/?A/?P\b|\bCAP\b|\bTAP\b"),
+    ("pelvis", r"\bC/?A/?P\b|\bCAP\b|\bTAP\b"), ("brain", r"\bbrain\b|\bhead\b|cranial"),
+    ("breast", r"\bbreasts?\b|axill\w*|mammo\w*"), ("neck", r"\bneck\b|thyroid"), ("spine", r"spine|spinal|[CLT]-spine"),
+    ("bone", r"\bbones?\b|skeletal"), ("whole body", r"whole\s+body"),
+    ("limb", r"\b(?:shoulder|elbow|wrist|hand|fingers?|hip|knee|ankle|foot|feet|toes?|leg|arm|femur|tibia|humerus|"
+             r"extremit(?:y|ies))\b"),
+    ("kidney", r"\bkidneys?\b|\brenal\b|\bbladder\b|\bprostate\b"))
+#: the regions whose imaging can be a site's care (staging, response, surveillance); another region's scan
+#: ("CT abdomen/pelvis for a kidney stone" in a lung cancer record) is not
+SITE_REGIONS = {
+    "lung": frozenset({"chest", "brain", "bone", "whole body"}),
+    "breast": frozenset({"breast", "chest", "abdomen", "pelvis", "brain", "bone", "whole body"}),
+    "colorectal": frozenset({"abdomen", "pelvis", "chest", "whole body"}),
+}
+
+
+def imaging_regions(text: str) -> tuple[str, ...]:
+    """The body regions an imaging test's words name, in a fixed order; () when none is written. O(len)."""
+    return tuple(dict.fromkeys(r for r, rx in _REGION_WORDS if re.search(rx, text, re.I)))
+
+
+def other_region(regions: tuple[str, ...] | list[str], group: str | None) -> bool:
+    """Does a test written for these regions image nothing of a ``group`` cancer's regions?"""
+    return bool(regions) and group in SITE_REGIONS and not set(regions) & SITE_REGIONS[group]
+

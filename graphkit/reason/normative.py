@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields
 
 import networkx as nx
 
-from graphkit.clinical.sites import site_group, site_of
+from graphkit.clinical.sites import other_region, site_group, site_of
 from graphkit.clinical.treatments import is_cancer_treatment, is_systemic_class, names_class_of
 from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.guidelines.spec import GuidelineSpec, Step
@@ -106,6 +106,12 @@ def other_cancer_care(facts: list[Fact], site: str | None) -> set[str]:
     """Ids of care the notes give to a cancer outside the guideline's site group ("seminoma 2008 ->
     carboplatin", ``detail.for_cancer``). O(n)."""
     return {f.id for f in facts if f.detail.get("for_cancer") not in (None, site)} if site else set()
+
+
+def other_region_imaging(facts: list[Fact], group: str | None) -> set[str]:
+    """Ids of imaging written for regions none of which a ``group`` cancer's care images ("CT abdomen/pelvis
+    for a kidney stone" is no lung surveillance; ``detail.regions`` from ingestion). O(n)."""
+    return {f.id for f in facts if f.kind == "Test" and other_region(f.detail.get("regions") or (), group)}
 
 
 def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset()) -> list[Fact]:
@@ -480,7 +486,8 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     if not res.matched_cancer:
         res.reason = f"no own, present cancer that {spec.id} covers is recorded"
         return res
-    skip = restatements(state.facts) | other_cancer_care(state.facts, site_group(site_of(tuple(condition_codes))))
+    group = site_group(site_of(tuple(condition_codes)))
+    skip = restatements(state.facts) | other_cancer_care(state.facts, group) | other_region_imaging(state.facts, group)
     candidates = {s.id: step_candidates(s, state, skip) for s in spec.steps}
     scope = evaluate_condition(spec.applies_when, state, {})
     if any(c.verdict == VIOLATED for c in scope):

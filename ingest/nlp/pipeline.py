@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
-from graphkit.clinical.sites import site_group, site_of
+from graphkit.clinical.sites import imaging_regions, site_group, site_of
 from graphkit.clinical.treatments import NEVER_STARTED
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
@@ -507,6 +507,10 @@ def _with_details(text: str, f: Found) -> Found:
         phase = oncology.treatment_phase(text, f.start, end)
         if phase:
             detail["phase"] = phase
+    if f.kind == "Test" and any(c.code in _IMAGING_CODES for c in f.concepts):
+        regions = imaging_regions(text[f.start:end])
+        if regions:  # "CT abdomen/pelvis": which cancer's imaging it can be (the state reads it)
+            detail["regions"] = list(regions)
     if detail == f.detail and end == f.end:
         return f
     return replace(f, end=end, detail=detail)
