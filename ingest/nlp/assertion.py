@@ -304,6 +304,14 @@ def context_rules():
                               {"LOWER": {"IN": ["in", "every", "q"]}}, {"LOWER": {"IN": _COUNTS}},
                               {"LOWER": {"IN": ["month", "months", "mo", "mos", "week", "weeks", "wk", "wks", "year",
                                                 "years", "yr", "yrs"]}}])]
+    # "colonoscopy 1 yr post-op (~03/2025)", "CT 3 months after RT": an interval from an event is a schedule
+    rules += [ConTextRule("<n> <unit> post", "PLANNED", direction="BACKWARD", max_scope=4, allowed_types={"Test"},
+                          on_modifies=_both(same_clause, _no_result_in_clause), pattern=[
+                              {"LOWER": {"IN": _COUNTS}},
+                              {"LOWER": {"IN": ["month", "months", "mo", "mos", "week", "weeks", "wk", "wks", "year",
+                                                "years", "yr", "yrs"]}},
+                              {"LOWER": {"IN": ["post", "post-op", "postop", "post-operatively", "after", "following",
+                                                "from"]}}])]
     # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
               for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for")]
