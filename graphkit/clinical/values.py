@@ -709,15 +709,13 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         if adjacent and re.match(r"no\s+known", prefix_word):
             use_prefix, ev = None, [("status", "not tested")]  # "no known BRCA carriers": not known, not negative
         per_marker = len(group) > 1 and (use_prefix is not None or any(sep != "/" for sep in seps))
-        if per_marker and {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)} == {"MMR"}:
-            per_marker = False  # "loss of MLH1 and PMS2", "MLH1, PMS2, MSH2, MSH6 all intact": one MMR statement
+        if per_marker and {_marker_of(nm, g[3])[0] for nm, g in zip(names, group)} == {"MMR"} and use_prefix:
+            per_marker = False  # "loss of MLH1 and PMS2": one MMR statement
         if per_marker:
             # "ALK, ROS1 and KRAS negative", "negative for EGFR, ALK and ROS1": one statement per marker,
             # the last one reaching to the result
             for idx, (name, g) in enumerate(zip(names, group)):
                 values, det, fl = _values_for(name, g[3], ev, use_prefix)
-                if values == ["MMR=proficient"] and _MMR_PROTEIN.fullmatch(g[3]):
-                    values = []  # one protein intact says nothing of the other three
                 if values:
                     e = span_end if idx == len(group) - 1 else g[2]
                     findings.append(BiomarkerFinding(g[1], e, tuple(dict.fromkeys(values)), det, tuple(fl)))
@@ -728,9 +726,6 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 values += v
                 detail.update(det)
                 flags += fl
-            proteins = {g[3].upper().replace("-", "") for g in group if _MMR_PROTEIN.fullmatch(g[3])}
-            if set(values) == {"MMR=proficient"} and proteins and len(proteins) == len(group) and len(proteins) < 4:
-                values = []  # "MSH2 and MSH6 intact" beside "MLH1 and PMS2 lost": proficient only if all four are
             if values:
                 begin = prefix_start if use_prefix and adjacent and prefix_start is not None else group[0][1]
                 findings.append(BiomarkerFinding(begin, span_end, tuple(dict.fromkeys(values)), detail, tuple(flags)))
@@ -738,7 +733,6 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     return findings
 
 
-_MMR_PROTEIN = re.compile(r"(?-i:MLH-?1|PMS-?2|MSH-?2|MSH-?6)")
 _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|undetected|not\s+identified|"
                               r"wild[- ]?type|WT|no\s+.*)$", re.I)
 
