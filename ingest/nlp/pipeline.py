@@ -1017,14 +1017,15 @@ def same_course(row: list[Mention]) -> list[Mention]:
             and not m.detail.get("status") else m for m in row]
 
 
+# a coded cancer's site from its display names: whole words ("colorectal" holds "rect"), the guideline sites
+# first, then any other organ of the site vocabulary
+_SITE_WORDS = [(site, re.compile("|".join(rf"\b{w}" for w in oncology.SITE_NAMES[site])))
+               for site in dict.fromkeys(("colorectal", "breast", "lung", "rectum", "colon", *oncology.SITE_NAMES))]
+
+
 def _site_of_concepts(concepts: tuple[Concept, ...]) -> str | None:
     names = " ".join(c.display.lower() for c in concepts)
-    # whole words ("colorectal" holds "rect"); the guideline sites first, then any other organ of the vocabulary
-    order = ("colorectal", "breast", "lung", "rectum", "colon", *oncology.SITE_NAMES)
-    for site in dict.fromkeys(order):
-        if any(re.search(rf"\b{w}", names) for w in oncology.SITE_NAMES[site]):
-            return site
-    return None
+    return next((site for site, rx in _SITE_WORDS if rx.search(names)), None)
 
 
 __all__ = ["Mention", "NlpConfig", "build_pipeline", "extract_mentions", "resolve_note", "find_mentions",
