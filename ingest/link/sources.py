@@ -330,24 +330,34 @@ _NOT_MALIGNANT = re.compile(r"\b(?:benign|susceptibility|predisposition|risk|his
 
 
 @cache
-def _do_cancer_names() -> dict[str, str]:
-    """DO cancer names and exact synonyms (terms under DOID:162 cancer) → DOID."""
+def do_name_index(cancers_only: bool = False) -> dict[str, str]:
+    """Lower-cased DO names and exact synonyms → DOID (the first term wins a shared name); with
+    ``cancers_only``, terms under DOID:162 cancer only. O(terms)."""
     terms = do_terms()
-
-    def is_cancer(i: str, seen: frozenset = frozenset()) -> bool:
-        return i == "DOID:162" or any(p not in seen and p in terms and is_cancer(p, seen | {i})
-                                      for p in terms[i].is_a or ())
-    out: dict[str, str] = {}
+    keep = _do_cancers(terms) if cancers_only else terms
+    index: dict[str, str] = {}
     for i, t in terms.items():
-        if is_cancer(i):
+        if i in keep:
             for n in [t.name] + [x for x, scope, _ in t.synonyms if scope == "EXACT"]:
-                out.setdefault(n.lower(), i)
-    return out
+                index.setdefault(n.lower(), i)
+    return index
+
+
+def _do_cancers(terms: dict[str, OboTerm]) -> set[str]:
+    """Ids of DOID:162 and every term below it (each term's ancestors walked once). O(terms)."""
+    memo: dict[str, bool] = {"DOID:162": True}
+
+    def below(i: str) -> bool:
+        if i not in memo:
+            memo[i] = False  # a cycle reads as "not below"
+            memo[i] = any(p in terms and below(p) for p in terms[i].is_a or ())
+        return memo[i]
+    return {i for i in terms if below(i)}
 
 
 def _hpo_doid(hpo_id: str) -> str | None:
     """The DO cancer named like the HPO term, else like its nearest is-a ancestor (breadth first). O(depth)."""
-    index = _do_cancer_names()
+    index = do_name_index(cancers_only=True)
     hp = hpo_terms()
     todo, seen = [hpo_id], set()
     while todo:

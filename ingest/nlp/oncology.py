@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
 
 from ingest.nlp import when
 
@@ -236,15 +235,10 @@ def site_mentions(text: str) -> Counter:
                     if tumour or k in GUIDELINE_SITES})
 
 
-@cache
 def _do_index() -> dict[str, str]:
-    from ingest.link.sources import do_terms
+    from ingest.link.sources import do_name_index
 
-    index: dict[str, str] = {}
-    for t in do_terms().values():
-        for s in [t.name] + [x for x, scope, _ in t.synonyms if scope == "EXACT"]:
-            index.setdefault(s.lower(), t.id)
-    return index
+    return do_name_index()
 
 
 _SITE_WORDS = {"cecal": "cecum", "caecal": "cecum", "caecum": "cecum", "colonic": "colon", "rectal": "rectum",

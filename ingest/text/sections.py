@@ -17,6 +17,21 @@ _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
 _COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]){1,50}):[ \t]*(?=\S|$)", re.M)  # "Decisión:" too
 
+#: headers of what came before this visit
+_HISTORY_HEADERS = (
+    "background", "oncology history", "oncologic history", "oncological history", "cancer history",
+    "treatment history", "past oncologic history", "past oncological history", "prior treatment",
+    "prior treatments", "previous treatment", "previous treatments", "treatment so far", "treatment to date",
+    "treatments to date", "therapy to date", "prior therapy", "prior therapies", "previous therapy",
+    "previous therapies", "prior systemic therapy", "prior lines", "prior lines of therapy",
+    "previous lines of therapy", "prior tx", "previous tx",
+)
+#: headers of a pathology report's specimens and gross description
+_SPECIMEN_HEADERS = (
+    "specimen", "specimens", "specimen(s)", "specimens submitted", "specimen submitted", "specimen received",
+    "specimens received", "macroscopy", "macroscopic description", "gross description",
+)
+
 CANONICAL = {
     "chief complaint": "Chief Complaint", "cc": "Chief Complaint", "reason for visit": "Chief Complaint",
     "history of present illness": "History of Present Illness", "hpi": "History of Present Illness",
@@ -57,24 +72,10 @@ CANONICAL = {
     # "Follow-up: CT TAP at 12 months": the arrangements still to come
     "follow-up": "Plan", "follow up": "Plan", "followup": "Plan", "f/u": "Plan", "follow-up plan": "Plan",
     "f/u plan": "Plan",
-    # a letter's "Background:" and an oncology history list what came before this visit
-    "background": "Past Medical History", "oncology history": "Past Medical History",
-    "oncologic history": "Past Medical History", "oncological history": "Past Medical History",
-    "cancer history": "Past Medical History", "treatment history": "Past Medical History",
-    "past oncologic history": "Past Medical History", "past oncological history": "Past Medical History",
-    "prior treatment": "Past Medical History", "prior treatments": "Past Medical History",
-    "previous treatment": "Past Medical History", "previous treatments": "Past Medical History",
-    "treatment so far": "Past Medical History", "treatment to date": "Past Medical History",
-    "treatments to date": "Past Medical History", "therapy to date": "Past Medical History",
-    "prior therapy": "Past Medical History", "prior therapies": "Past Medical History",
-    "previous therapy": "Past Medical History", "previous therapies": "Past Medical History",
-    "prior systemic therapy": "Past Medical History", "prior lines": "Past Medical History",
-    "prior lines of therapy": "Past Medical History", "previous lines of therapy": "Past Medical History",
-    "prior tx": "Past Medical History", "previous tx": "Past Medical History",
+    # a letter's "Background:", an oncology history and the treatment so far list what came before this visit
+    **dict.fromkeys(_HISTORY_HEADERS, "Past Medical History"),
     # a pathology report's specimen list and gross description name the operation that yielded the tissue
-    "specimen": "Specimen", "specimens": "Specimen", "specimen(s)": "Specimen", "specimens submitted": "Specimen",
-    "specimen submitted": "Specimen", "specimen received": "Specimen", "specimens received": "Specimen",
-    "macroscopy": "Specimen", "macroscopic description": "Specimen", "gross description": "Specimen",
+    **dict.fromkeys(_SPECIMEN_HEADERS, "Specimen"),
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
