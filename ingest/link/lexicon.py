@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry, hierarchy, icd_concept
 
-LEXICON_VERSION = "17"
+LEXICON_VERSION = "18"
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
 _IGNORED = {"-", "–", "'", "’"}
 _MAX_TOKENS = 16
@@ -237,8 +237,11 @@ class Lexicon:
         if not candidates or _zipf(low) > 0:
             return None
         limit = 1 if len(low) <= 8 else 2
-        stem = inflection_stem(low)
-        hits = {w for w in candidates if abs(len(w) - len(stem)) <= limit and _edit_distance(w, stem, limit) <= limit}
+        # the word as written (or without a plural s), never its stem: "Oncomine" less its final e would be one
+        # letter from "oncovin"
+        forms = {low, low[:-1]} if low.endswith("s") else {low}
+        hits = {w for w in candidates for f in forms
+                if abs(len(w) - len(f)) <= limit and _edit_distance(w, f, limit) <= limit}
         if len(hits) != 1:
             return None
         name = hits.pop()

@@ -483,8 +483,9 @@ def drugs() -> Iterator[Entry]:
     mesh_use = Counter(v.get("mesh_id") for v in canon_data.values() if v.get("mesh_id"))
     named = set(d["drug_variant_to_variant_data"])  # generic and brand names (MedlinePlus)
     for variant, canonicals in d["drug_variant_to_canonical"].items():
-        if "," in variant or len(variant) < 4 or any(ch.isdigit() for ch in variant):
-            continue
+        if "," in variant or len(variant) < 4 or any(ch.isdigit() for ch in variant) or \
+                len(variant) == 4 and variant.endswith("s"):
+            continue  # "nads" (a synonym of sodium lauryl sulfate) would be the plural of "NAD", nothing abnormal detected
         # beyond the MedlinePlus names, one-word names only (brands: "allegra", "mavik"); the many-word
         # variants are MeSH entry terms ("blood group, h", "heat shock protein")
         one_word = re.fullmatch(r"[a-z][a-z\-]+", variant) is not None

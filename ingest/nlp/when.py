@@ -24,7 +24,7 @@ _ORD = r"(?:st|nd|rd|th)?"
 # one day, in every form a clinician writes it: 5 Feb 2024, 4-Mar-2024, 3rd March, 2025, Feb 5, 2024,
 # 2/5/24, 04.03.2025 (dotted: day first), 2024-02-05. The one reader of dates: sentences, clauses, starts
 _DAY = (rf"(?:(?<![\d.])\d{{1,2}}{_ORD}[\s-]{_MON},?[\s-]\d{{4}}|{_MON}\s+\d{{1,2}}{_ORD},?\s+\d{{4}}|"
-        r"(?<![\d/.])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?![\d.])|"
+        r"(?<![\d/.])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d|\.\d)|"
         r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-]))")
 _DAY_RX = re.compile(_DAY, re.I)
 DAY, MONTH = _DAY, _MON  # for a reader that puts its own words before a date ("since", "started")

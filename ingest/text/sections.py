@@ -98,7 +98,15 @@ def canonical_name(header: str) -> str | None:
     acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:")."""
     key = re.sub(r"\s+", " ", _plain_letters(header.strip().strip(":").lower()))
     tight = re.sub(r"\s*/\s*", "/", key)  # "Assessment / Plan", "A / P"
-    return CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
+    found = CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
+    if found is None and (m := _MEDICATION_LIST.match(key)):
+        # "Medication at discharge", "Meds upon admission", "Home medications": a list of what is taken
+        return "Discharge Medications" if "discharge" in (m.group("when") or m.group("before") or "") else "Medications"
+    return found
+
+
+_MEDICATION_LIST = re.compile(r"^(?:(?P<before>discharge|admission|home|current|regular|usual)\s+)?(?:medications?|meds|"
+                              r"drugs)(?:\s+(?:at|on|upon)\s+(?P<when>discharge|admission))?$")
 
 
 def _plain_letters(text: str) -> str:
