@@ -464,6 +464,8 @@ def test_a_day_written_with_its_month_name_dates_the_care_on_that_day(nlp):
                                         "3/3/25", "2025-03-03")} == {date(2025, 3, 3)}
     assert when.period_end("Mar 2025") == date(2025, 3, 31)
     assert list(when.periods("CEA decreased 2024")) == [(date(2024, 1, 1), date(2024, 12, 31))]  # a year, no December
+    # a dotted day that ends a sentence
+    assert list(when.periods("Letrozole since 02.04.2025.", True)) == [(date(2025, 4, 2), date(2025, 4, 2))]
     assert start_date(" started 7 Feb 2025.") == "2025-02-07" and start_date(" since Mar 2023") == "2023-03"
     sent = "SURGICAL PATHOLOGY - Laparoscopic sigmoid colectomy (3 Mar 2025)"
     [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 3, 31))
@@ -767,3 +769,43 @@ def test_paperwork_consent_queries_and_visit_doses(nlp):
     assert _assertion(nlp, "A/P: ALK+ NSCLC on alectinib, ongoing response.", "alectinib") == "present"
     assert _assertion(nlp, "Next echo due after C4.", "echo") == "planned"
     assert _assertion(nlp, "Annual mammogram was normal.", "mammogram") == "present"
+
+
+def test_lists_of_what_was_looked_for_and_stages_of_other_diseases(nlp):
+    from graphkit.clinical.values import find_biomarkers, find_stages
+
+    def values(text):
+        return [v for f in find_biomarkers(text) for v in f.values]
+    # two driver variants in one list sharing a negative result: what the panel looked for
+    assert values("BRAF V600E, MET ex14 skipping, KRAS, ERBB2 not detected.") == [
+        "BRAF=wild-type", "MET=wild-type", "KRAS=wild-type", "HER2=negative"]
+    # one variant stays the result it is
+    assert values("EGFR L858R, ALK, ROS1 negative.") == ["EGFR=mutated", "ALK=negative", "ROS1=negative"]
+    assert values("KRAS G12D, BRAF V600E not detected.") == ["KRAS=mutated", "BRAF=wild-type"]
+    # a group given to a TNM without the word "stage"
+    assert [f.value for f in find_stages("Stage cT2b N2 M1c - IVB.")] == ["cT2bN2M1c", "IVB"]
+    assert [f.value for f in find_stages("pT1c N0 - I discussed")] == ["pT1cN0"]
+    # CKD's stage is no cancer's; a mass's is
+    kinds = [x[1] for x in _one(nlp, "PMH: CKD stage 3, COPD.")]
+    assert "Stage" not in kinds
+    assert ("stage IIIA", "Stage", "present", "IIIA") in _one(nlp, "LUL mass stage IIIA.")
+
+
+def test_care_for_other_conditions_beginnings_and_joined_drugs(nlp):
+    def resolved(sentence, section=None):
+        [ms] = resolve_note([sentence], extract_mentions(nlp, [sentence], [section]))
+        return {m.text: m for m in ms}
+    by = resolved("PMH: rheumatoid arthritis on methotrexate 15mg weekly + folic acid.")
+    assert by["methotrexate 15mg weekly"].detail.get("indication") == "ICD-10-CM|M06.9"
+    assert by["folic acid"].detail.get("indication") == "ICD-10-CM|M06.9"
+    assert not resolved("Bone mets on denosumab.")["denosumab"].detail.get("indication")  # the cancer's care
+    assert _assertion(nlp, "Durvalumab NOT yet commenced - appt cancelled.", "Durvalumab") == "negated"
+    assert _assertion(nlp, "- Withhold metformin until eating normally.", "metformin") == "negated"
+    assert resolved("- Continue ribociclib 400 mg d1-21 q28d + letrozole.", "Plan")["letrozole"].assertion == "present"
+    assert _assertion(nlp, "EGFR on resection requested (? adjuvant osimertinib / alectinib).", "alectinib") == "possible"
+    assert _assertion(nlp, "Family: mother d. ovarian ca at 45.", "ovarian ca") == "family"
+    # a "not" inside the condition is the condition's
+    assert _assertion(nlp, "If no response, consider docetaxel.", "docetaxel") == "possible"
+    assert _assertion(nlp, "If not fit, no surgery.", "surgery") == "negated"
+    texts = [x[0] for x in _one(nlp, "Type 2 diabetes mellitus, non-insulin-dependent. Mammogram - NAD. Oncomine panel.")]
+    assert "insulin" not in texts and "NAD" not in texts and "Oncomine" not in texts

@@ -63,6 +63,26 @@ def test_state_derives_hr_combines_tnm_and_reports_conflicts_without_resolving_t
     assert sorted(t.name for t in st.treatments) == ["SLNB", "WBI 40 Gy/15 fx", "lumpectomy"]
 
 
+def test_state_reads_one_lost_mmr_protein_as_deficient_but_keeps_system_level_conflicts():
+    proteins = [fact(40 + i, "Biomarker", f"{p} {s}", "2024-01-15", values=(f"MMR={v}",), detail={"protein": p})
+                for i, (p, s, v) in enumerate([("MLH1", "intact", "proficient"), ("PMS2", "intact", "proficient"),
+                                                ("MSH2", "intact", "proficient"), ("MSH6", "loss", "deficient")])]
+    st = build_state("p", _breast(proteins), D("2024-06-01"))
+    assert st.markers["MMR"].status == "deficient" and st.markers["MSI"].status == "high"
+    both = [fact(50, "Biomarker", "dMMR", "2024-01-15", values=("MMR=deficient",)),
+            fact(51, "Biomarker", "pMMR", "2024-01-15", values=("MMR=proficient",))]
+    assert build_state("p", _breast(both), D("2024-06-01")).markers["MMR"].status == "conflicting"
+
+
+def test_care_for_another_condition_realizes_no_step():
+    from graphkit.reason.normative import other_cancer_care
+
+    mtx = fact(60, "Medication", "methotrexate 15 mg weekly", "2024-01-10", codes=("RxNorm|6851",),
+               detail={"indication": "ICD-10-CM|M06.9"})
+    pem = fact(61, "Medication", "pemetrexed", "2024-03-10", codes=("RxNorm|68446",))
+    assert other_cancer_care([mtx, pem], "lung") == {"f60"}
+
+
 def test_state_at_a_date_ignores_later_facts_and_others_facts():
     facts = _breast([fact(30, "Medication", "letrozole", "2024-05-01", codes=("RxNorm|72965",),
                           ancestors=("ATC|L02BG04", "ATC|L02BG", "ATC|L02")),

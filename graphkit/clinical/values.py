@@ -150,7 +150,20 @@ def find_stages(text: str) -> list[StageFinding]:
             continue
         tnm = Tnm(m.group("np"), None, "N" + m.group("n"), None)
         out.append(StageFinding(m.start(), m.end(), "tnm", tnm.value if tnm.valid else "invalid", tnm.basis, tnm))
+    # "cT2b N2 M1c - IVB", "cT3 N2 (multistation, bulky) M0 = IIIB": the group the TNM is given, without "stage"
+    for f in [f for f in out if f.kind == "tnm" and f.value != "invalid"]:
+        g = _GROUP_AFTER_TNM.match(text, f.end)
+        if g and not any(a <= g.start("group") < b for a, b in taken):
+            value = g.group("group") + (g.group("sub") or "") + (g.group("digit") or "")
+            if STAGE_GROUP.match(value) and value != "I":
+                out.append(StageFinding(g.start("group"), g.end(), "group", value, f.basis))
+                taken.append((g.start("group"), g.end()))
     return sorted(out, key=lambda f: f.start)
+
+
+# after a TNM: its remark in brackets, the M category the TNM pattern left out, then "=" / "-" / "->" and a group
+_GROUP_AFTER_TNM = re.compile(r"[ \t]*(?:\([^)\n]{0,30}\)[ \t]*)?(?:[cp]?M(?:x|X|\d[a-d]?)[ \t]*)?(?:=|-|–|—|->|→)[ \t]*"
+                              r"(?P<group>IV|III|II|I|0)(?P<sub>[ABC])?(?P<digit>[1-3])?(?![A-Za-z0-9])")
 
 
 def parse_tnm(value: str) -> Tnm | None:
@@ -564,7 +577,24 @@ def _values_for(name: str, tok: str, ev: list[tuple[str, str]], prefix: str | No
     marker, implied = _marker_of(name, tok)
     st, det, fl = _status(marker, ev, prefix)
     st = st or implied
+    protein = _MMR_PROTEIN.fullmatch(tok.strip())
+    if marker == "MMR" and protein:
+        det = {**det, "protein": protein.group(1).upper() + protein.group(2)}
     return ([f"{marker}={st}"] if st else []), det, fl
+
+
+_MMR_PROTEIN = re.compile(r"(MLH|PMS|MSH)-?(\d)", re.I)
+
+
+def mmr_loss_wins(items: list[tuple[str, dict]]) -> list[int]:
+    """Which of one day's MMR statements (status, detail) stand: the loss of any one protein is a deficient
+    MMR system (CAP), so protein-level "intact" statements beside a loss ("MLH1 intact, PMS2 intact, MSH2
+    intact, MSH6 loss") are no conflict; a whole-system statement ("pMMR") against "dMMR" still is.
+    Returns the indexes kept. O(n)."""
+    lost = any(st == "deficient" for st, _ in items)
+    if lost and all(d.get("protein") for st, d in items if st == "proficient"):
+        return [i for i, (st, _) in enumerate(items) if st != "proficient"]
+    return list(range(len(items)))
 
 
 def find_biomarkers(text: str) -> list[BiomarkerFinding]:
@@ -625,7 +655,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 j += 1  # "HER2 (ERBB2)": one marker
                 continue
             if tokens[j][0] == "variant" and j + 2 < n and _gap_ok(text, group[-1][2], tokens[j][1]) \
-                    and (prefix_status == "negative" or _list_then_shared(tokens, j)) \
+                    and (prefix_status == "negative" or _list_then_shared(tokens, j, i)) \
                     and tokens[j + 1][0] == "sep" and tokens[j + 1][3].strip().lower() in ("/", ",", "and", "&", "or") \
                     and tokens[j + 2][0].startswith("M_"):
                 j += 1  # "no EGFR, BRAF, MET ex14 skipping, RET ... alterations", "KRAS, BRAF V600E, MET ex14
@@ -730,8 +760,57 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 begin = prefix_start if use_prefix and adjacent and prefix_start is not None else group[0][1]
                 findings.append(BiomarkerFinding(begin, span_end, tuple(dict.fromkeys(values)), detail, tuple(flags)))
         i = max(k, j, i + 1)
-    return findings
+    return findings + _awaited_markers(text, tokens, findings)
 
+
+_AWAITED = re.compile(r"\b(?:requested|sent|to\s+follow|pending|awaited|awaiting|ordered|in\s+process|"
+                      r"to\s+be\s+(?:drawn|sent|done|tested|performed))\b", re.I)
+_NOT_AWAITED = re.compile(r"\b(?:not|never|n't)\s+(?:been\s+)?(?:requested|sent|ordered|done|performed)\b", re.I)
+# the clause reports a result after all ("testing ordered by the surgeon returned a pathogenic BRCA1 variant")
+_RESULT_WORD = re.compile(r"\b(?:pathogenic|detected|positive|negative|mutated|mutation|variant|amplified|returned|"
+                          r"revealed|showed|shows|wild[- ]?type)\b", re.I)
+_CLAUSE_EDGE = re.compile(r"[.;\n](?:\s|$)")
+_MAYBE_BEFORE = re.compile(r"\b(?:can|could|may|might|would|should|if|whether|consider)\s+(?:\w+\s+){0,2}$", re.I)
+_NOT_STATUS_TEST = re.compile(r"\s*(?:promoter|methylation|hypermethylation|germline|IHC\s+(?:stain|panel))", re.I)
+
+
+def _awaited_markers(text: str, tokens, findings: list[BiomarkerFinding]) -> list[BiomarkerFinding]:
+    """Markers named with no result of their own in a clause that says a test is awaited ("Tissue sent for
+    NGS (lung panel incl. EGFR, ALK, ROS1, KRAS) - report to follow", "EGFR / ALK on resection specimen
+    requested"): each is pending ("repeat ER/PR/HER2 ... ordered": one statement); in a clause that says
+    the test was not requested, not tested. Not a drug's target ("EGFR TKI", "anti-HER2 therapy"), nor
+    another test of the gene ("MLH1 promoter methylation: sent"), nor a clause that reports a result.
+    O(tokens)."""
+    groups: list[list] = []
+    for kind, start, end, tok in tokens:
+        if not kind.startswith("M_") or any(f.start <= start < f.end for f in findings):
+            continue
+        if _DRUG_CLASS_AFTER.match(text, end) or _NOT_STATUS_TEST.match(text, end) or \
+                re.search(r"anti-?\s*$", text[max(0, start - 6):start], re.I):
+            continue
+        if groups and re.fullmatch(r"\s*/\s*", text[groups[-1][-1][2]:start]):
+            groups[-1].append((kind, start, end, tok))
+        else:
+            groups.append([(kind, start, end, tok)])
+    out = []
+    for group in groups:
+        start, end = group[0][1], group[-1][2]
+        edges = [e.end() for e in _CLAUSE_EDGE.finditer(text, 0, start)]
+        stop = _CLAUSE_EDGE.search(text, end)
+        clause = text[edges[-1] if edges else 0:stop.start() if stop else len(text)]
+        awaited = [a for a in _AWAITED.finditer(clause) if not _MAYBE_BEFORE.search(clause[:a.start()])]
+        if not awaited or _RESULT_WORD.search(clause):
+            continue  # "MMR/MSI can be requested on a future resection": a possibility, nothing is awaited
+        status = "not tested" if _NOT_AWAITED.search(clause) else "pending"
+        values, detail, flags = [], {}, []
+        for kind, _, _, tok in group:
+            v, d, f = _values_for(_MARKER_NAMES[int(kind[2:])][0], tok, [("status", status)], None)
+            values += v
+            detail.update(d)
+            flags += f
+        if values:
+            out.append(BiomarkerFinding(start, end, tuple(dict.fromkeys(values)), detail, tuple(flags)))
+    return out
 
 _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|undetected|not\s+identified|"
                               r"wild[- ]?type|WT|no\s+.*)$", re.I)
@@ -775,19 +854,29 @@ def _list_end(text: str, start: int) -> int:
         start = stop.end()
 
 
-def _list_then_shared(tokens, j: int) -> bool:
+def _list_then_shared(tokens, j: int, first: int | None = None) -> bool:
     """The list that goes on from token ``j`` ends, in its clause, with a result the whole list shares:
-    ": <negative result>" ("KRAS, BRAF V600E, MET ex14: not detected") or a pending or not-tested word
-    ("BRAF V600E and MLH1 methylation testing have been sent"). O(clause)."""
+    ": <negative result>" ("KRAS, BRAF V600E, MET ex14: not detected"), a pending or not-tested word
+    ("BRAF V600E and MLH1 methylation testing have been sent"), or a negative result after the last marker
+    when the list (from token ``first``) names two or more variants: drivers rarely occur together, so
+    "BRAF V600E, MET ex14 skipping, KRAS, ERBB2 not detected" lists what was looked for, while "EGFR L858R,
+    ALK, ROS1 negative" keeps its one variant as a result. O(clause)."""
+    variants = sum(1 for t in tokens[first if first is not None else j:j + 1] if t[0] == "variant")
     for k in range(j, len(tokens)):
         kind, _, _, tok = tokens[k]
         if kind == "sep" and tok.strip() in (".", ";", "|"):
             return False
+        if kind == "variant" and k > j:
+            variants += 1
         if kind == "status" and re.search(f"{_PENDING}|{_NOT_TESTED}", tok, re.I):
             return True
         if kind == "sep" and tok.strip() == ":" and k + 1 < len(tokens):
             nxt = tokens[k + 1]
             return nxt[0] == "status" and bool(_NEGATIVE_STATUS.match(nxt[3].strip()))
+        if kind == "status" and first is not None:
+            last_own = tokens[k - 1][0] == "variant"  # the last item's own variant is not an earlier one
+            if tokens[k - 1 - last_own][0].startswith("M_") and variants - last_own >= 2:
+                return bool(_NEGATIVE_STATUS.match(tok.strip()))
     return False
 
 

@@ -104,8 +104,10 @@ def restatements(facts: list[Fact]) -> set[str]:
 
 def other_cancer_care(facts: list[Fact], site: str | None) -> set[str]:
     """Ids of care the notes give to a cancer outside the guideline's site group ("seminoma 2008 ->
-    carboplatin", ``detail.for_cancer``). O(n)."""
-    return {f.id for f in facts if f.detail.get("for_cancer") not in (None, site)} if site else set()
+    carboplatin", ``detail.for_cancer``) or to a condition that is no cancer ("rheumatoid arthritis on
+    methotrexate", ``detail.indication``). O(n)."""
+    other = {f.id for f in facts if f.detail.get("for_cancer") not in (None, site)} if site else set()
+    return other | {f.id for f in facts if f.detail.get("indication")}
 
 
 def other_region_imaging(facts: list[Fact], group: str | None) -> set[str]:
@@ -730,6 +732,9 @@ def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: Patien
             elif sources and c.observed is None:
                 unknown += [Check(x, "documented", state.markers[x].status, UNKNOWN, tuple(e.event for e in state.markers[x].evidence))
                             for x in sources if x in state.markers]
+                if all(c.fact in DERIVED_FROM.get(x, ()) and state.markers[x].status == "pending"
+                       for x in sources if x in state.markers):
+                    unknown.append(c)  # MMR IHC pending says nothing of MSI yet: two facts, either can decide
             else:
                 unknown.append(c)
         for c in unknown:

@@ -26,7 +26,7 @@ from collections import defaultdict
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, NEVER_STARTED, is_cancer_treatment
-from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, parse_tnm,
+from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, mmr_loss_wins, parse_tnm,
                                       stage_rank)
 from graphkit.state.model import (CancerFact, Evidence, Fact, Issue, MarkerFact, PatientState, PerformanceFact,
                                   ResponseFact, StageFact, TreatmentFact)
@@ -201,6 +201,9 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
         usable = [(f, s) for f, s in usable if s != "equivocal"] or usable
         last_day = max((f.date or dt.date.min) for f, _ in usable)
         latest = [(f, s) for f, s in usable if (f.date or dt.date.min) == last_day]
+        if name == "MMR":  # one protein's loss beside the others' intact staining is a deficient system
+            kept = mmr_loss_wins([(s, f.detail) for f, s in latest])
+            latest = [latest[i] for i in kept] if len(kept) < len(latest) else latest
         statuses = {s for _, s in latest}
         flagged = any(x == f"conflict:{name}" for f, _ in latest for x in f.flags)
         ev = tuple(evidence(f) for f, _ in latest)

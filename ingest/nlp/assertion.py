@@ -34,7 +34,7 @@ _EPISODIC = re.compile(r"^(?:S|T|O|I2[12]|I26|I6[0-4]|I82|G45|J0|J1[0-8]|J2[0-2]
                        r"A0|A4[01]|R5[56]|B0[0-9]|N10|L0[23])")
 _RESULT_WORDS = r"(?:negative|normal|unremarkable)"  # a test's result, not a denial that it was done
 _RESULT_CUES = re.compile(rf"^(?:was |were |is |are |came back )?{_RESULT_WORDS}$|^:\s*no$", re.I)
-_NOT_TESTED = re.compile(r"\bnot\s+(?:tested|performed|sent|done|assessed|obtained|available|evaluated)\b|"
+_NOT_TESTED = re.compile(r"\bnot\s+(?:tested|performed|sent|done|assessed|obtained|available|evaluated|requested|ordered)\b|"
                          r"\bno\s+(?:testing|test)\b", re.I)
 _HISTORY_WORDS = re.compile(r"^(?:history|hx|hist|ho|h/o|past history|past medical history|history of)$", re.I)
 PLANNED_KINDS = {"Medication", "Procedure", "Test"}
@@ -228,6 +228,14 @@ def context_rules():
                         "not started", "has not picked up", "never picked up", "has not been started",
                         "have not been started", "not been started", "not yet started", "has not been given",
                         "not been given", "never received a dose", "not yet received")]
+    # the same with the other verbs of beginning: "durvalumab NOT yet commenced", "never initiated"
+    rules += [ConTextRule("not_begun", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, pattern=[
+        {"LOWER": {"IN": ["not", "never"]}}, {"LOWER": "yet", "OP": "?"}, {"LOWER": "been", "OP": "?"},
+        {"LOWER": {"IN": ["commenced", "initiated", "begun", "instituted"]}}])]
+    # "EGFR and ALK were not requested given the squamous histology": a reason starts, the cue's reach ends
+    rules += [ConTextRule("given <reason>", "TERMINATE", direction="TERMINATE", pattern=[
+        {"LOWER": {"IN": ["given", "because", "due"]}},
+        {"LOWER": {"IN": ["the", "his", "her", "their", "its", "to", "of"]}}])]
     # medspaCy's "still" ends a negation's reach; "colonoscopy still NOT done" is one cue
     rules += [ConTextRule("still_not_done", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, pattern=[
         {"LOWER": "still"}, {"LOWER": {"IN": ["has", "have", "is", "was"]}, "OP": "?"}, {"LOWER": "not"},
@@ -327,7 +335,8 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
               for c in ("to decide", "will decide", "to determine", "will determine")]
     # "HOLD durvalumab start", "hold capecitabine until counts recover": not given now
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3) for c in ("hold", "holding")]
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3)
+              for c in ("hold", "holding", "withhold", "withholding", "suspend")]
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
     # systems list is longer than any fixed scope) stay; a graphkit rule for the same phrase replaces it
     # ("63F never smoker, stage IVB lung adenocarcinoma": the smoking only, not past the comma)
@@ -398,6 +407,9 @@ def context_rules():
         {"LOWER": "("}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
         {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
         {"LOWER": {"IN": list(_RELATIVES)}}])]
+    # "mother d. ovarian ca at 45": "d." (died) is no sentence's end after a relative
+    rules += [ConTextRule("<relative> d.", "FAMILY", direction="FORWARD", max_scope=6, pattern=[
+        {"LOWER": {"IN": list(_RELATIVES)}}, {"LOWER": {"IN": ["d.", "dec.", "dec'd"]}}])]
     # "FDR w/ CRC <60": a first-degree relative's cancer
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6)
               for c in ("fdr", "fdrs", "first-degree relative", "first degree relative", "1st-degree relative",
@@ -770,6 +782,10 @@ def context_rules():
     # (not "start on", "switch on", "will be on": care to come)
     rules += [ConTextRule("on", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
                           on_modifies=lambda target, modifier, between: _on_means_taking(modifier))]
+    # "MBC on 1L CDK4/6i + AI": the same, past the line of therapy
+    rules += [ConTextRule("on_line", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
+                          pattern=[{"LOWER": "on"}, {"LOWER": {"REGEX": r"^(?:[1-4]l|(?:first|second|third)-line)$"}}],
+                          on_modifies=lambda target, modifier, between: _on_means_taking(modifier))]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=4, allowed_types={"Medication"})
               for c in ("progressing on", "progression on", "progressive disease on", "pd on", "already on",
                         "already taking")]
@@ -1091,12 +1107,15 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     if (kind in CARE or kind == "Cancer") and in_decision_branch(ent):
         return "possible", cue or "decision branch"
     if ent._.is_negated and not (kind in ("Test", "Procedure") and _only_result_cues(ent, mods)) and not (
-            kind in CARE and _TIME_POINT.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char])):
+            kind in CARE and _TIME_POINT.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char])) \
+            and not _negation_in_condition(ent, mods):
         return "negated", cue
+    if ent._.is_negated and _negation_in_condition(ent, mods):
+        return "possible", cue  # "if still not tolerated consider tamoxifen": the condition's "not" is not the care's
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
-    if _QUERY_BEFORE.search(ent.doc.text[max(0, ent.start_char - 3):ent.start_char]):
-        return "possible", cue or "?"  # "2WW - ?breast ca", "? PE": the clinician's query mark
+    if _QUERY_BEFORE.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char]) or _query_parenthesis(ent):
+        return "possible", cue or "?"  # "2WW - ?breast ca", "? PE", "(? adjuvant osimertinib / alectinib)"
     if kind in CARE and _NOT_FOR.search(ent.doc.text[max(0, ent.start_char - 12):ent.start_char]):
         return "negated", cue or "not for"  # "Neurosurgical opinion: not for resection": judged unsuitable
     if kind in CARE and _named_as_before(ent):
@@ -1121,7 +1140,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
             return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
         return "historical", cue
     if section in HISTORY_SECTIONS:
-        over = kind == "Medication" and (_COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
+        # "Currently on Phesgo to complete 12 months" under "Treatment to date": taken now, whatever its course
+        over = kind == "Medication" and "ONGOING" not in cats and (
+            _COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
         return ("historical" if kind == "Procedure" or over or episodic(concepts) else "present"), None
     if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats and not (
             kind == "Test" and _VALUE_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 25])):
@@ -1165,7 +1186,39 @@ def _on_means_taking(modifier) -> bool:
 
 # a question mark written as a prefix (after a space, a bracket or the line start, not after a word:
 # "Prior chemo? Yes" is a form's question)
-_QUERY_BEFORE = re.compile(r"(?:^|(?<=[\s(\[\"'/,;:-]))\?\s?$")
+_QUERY_BEFORE = re.compile(r"(?:^|(?<=[\s(\[\"'/,;:-]))\?\s?(?:[A-Za-z-]+\s){0,2}$")
+
+
+_CONDITION_OPEN = re.compile(r"\b(?:if|unless|should|in\s+case|whether)\b", re.I)
+_CONDITION_CLOSE = re.compile(r"[,:]|->|→|\bthen\b|\bconsider\b|\bswitch\b", re.I)
+
+
+def _negation_in_condition(ent, mods) -> bool:
+    """Every negation before the mention sits inside a condition that closes before it ("if still not
+    tolerated, consider tamoxifen", "(if renal function does not allow: carboplatin)", "If no response,
+    consider docetaxel"): the care is the condition's consequence, not what is denied."""
+    doc = ent.doc
+    neg = [m for m in mods if m.category == "NEGATED_EXISTENCE"]
+    if not neg:
+        return False
+    for m in neg:
+        start = doc[m.modifier_span[0]].idx
+        start += len(re.match(r"\W*", doc.text[start:]).group())  # a cue written ": No" starts at its word
+        if start >= ent.start_char:
+            return False
+        opened = list(_CONDITION_OPEN.finditer(doc.text, 0, start))
+        if not opened or _CONDITION_CLOSE.search(doc.text, opened[-1].end(), start):
+            return False
+        if not _CONDITION_CLOSE.search(doc.text, start, ent.start_char):
+            return False
+    return True
+
+
+def _query_parenthesis(ent) -> bool:
+    """Inside a parenthesis that opens with a query mark: "(? adjuvant osimertinib / alectinib)"."""
+    before = ent.doc.text[max(0, ent.start_char - 80):ent.start_char]
+    opened = before.rfind("(")
+    return opened >= 0 and ")" not in before[opened:] and before[opened + 1:].lstrip().startswith("?")
 # "(06/01/2025): RUL 36 mm ...": the test's own date and a finding after a colon (not "(date): pending")
 _DATED_RESULT_AFTER = re.compile(r"\s*\((?:on\s+)?\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\)\s*:\s*(?!(?:pending|booked|ordered|"
                                  r"requested|awaited|to\s+be|tbc|tbd|planned|scheduled)\b)\w", re.I)

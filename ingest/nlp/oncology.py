@@ -44,6 +44,7 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "ductal carcinoma in situ": (r"ductal\s+carcinoma\s+in\s+situ|(?-i:DCIS)", "ductal carcinoma", "breast"),
     "neuroendocrine carcinoma": (r"neuroendocrine\s+(?:carcinoma|tumou?r)|carcinoid(?:\s+tumou?r)?", "carcinoma", None),
     "colorectal cancer": (r"(?-i:CRC|mCRC)", "cancer", "colorectal"),
+    "breast cancer": (r"(?-i:MBC|mBC)", "cancer", "breast"),  # metastatic breast cancer
     # cell types of other organs: never a breast, lung or colorectal cancer by default
     # the pancreas's (and the prostate's) ductal cancer; "ductal carcinoma" alone is the breast's
     "ductal adenocarcinoma": (r"ductal\s+adeno-?carcinoma", "adenocarcinoma", None),

@@ -34,7 +34,7 @@ from graphkit.clinical.sites import imaging_regions, site_group, site_of
 from graphkit.clinical.treatments import NEVER_STARTED
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
-    marker_name_spans, may_hold_biomarker, may_hold_stage)
+    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins)
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
@@ -226,12 +226,40 @@ def service(text: str, m) -> bool:
         return True
     if text[m.start:m.end].lower() in _CARE_WORDS and _CARE_PLACE_AFTER.match(text, m.end):
         return True
-    if text[m.start:m.end].lower() not in ("surgery", "surgeon", "surgeons"):
+    word = text[m.start:m.end].lower()
+    line = text[text.rfind("\n", 0, m.start) + 1:m.start]
+    if word in _CARE_WORDS | {"surgery", "oncology"} and _STAFF_LABEL.match(line):
+        return True  # "Attendees: pulmonology, thoracic surgery, radiotherapy, pathology": the teams
+    if word not in ("surgery", "surgeon", "surgeons"):
         return False
     before = text[max(0, m.start - 40):m.start]
-    # "Thoracic surgery: resectable by RUL lobectomy": the department's opinion
+    # "Thoracic surgery: resectable by RUL lobectomy": the department's opinion; "Consultant: Miss A. Barton
+    # (Breast Surgery)", "Referring: Dr. S. Amin, Thoracic Surgery", "... - CARDIOTHORACIC SURGERY": a team
     return bool(_SERVICE_BEFORE.search(before)) and bool(
-        _SERVICE_WORD.search(before) or _SERVICE_AFTER.match(text[m.end:m.end + 25]))
+        _SERVICE_WORD.search(before) or _SERVICE_AFTER.match(text[m.end:m.end + 25])
+        or re.search(r"\(\s*\S+\s+$", before) and text[m.end:m.end + 2].strip().startswith(")")
+        or _STAFF_LABEL.match(line) or _title_line(text, m.start))
+
+
+_STAFF_LABEL = re.compile(r"^\W*(?:consultant|referring(?:\s+(?:physician|doctor|clinician))?|referred\s+by|referrer|"
+                          r"attendees?|surgeon|assistant|requested\s+by|ordering\s+physician|cc|copy\s+to)\s*:",
+                          re.I)
+
+
+def _title_line(text: str, start: int) -> bool:
+    """Is ``start`` in the note's first line written in capitals (its title: "OPERATION REPORT -
+    CARDIOTHORACIC SURGERY")?"""
+    first = text.lstrip()
+    offset = len(text) - len(first)
+    end = first.find("\n")
+    end = len(first) if end < 0 else end
+    letters = [c for c in first[:end] if c.isalpha()]
+    return offset <= start < offset + end and len(letters) >= 8 and sum(c.isupper() for c in letters) >= 0.8 * len(
+        letters) and bool(_DOCUMENT_WORD.search(first[:end]))
+
+
+_DOCUMENT_WORD = re.compile(r"\b(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|CLINIC|MDT|MDM|MEETING|DEPARTMENT|DEPT|"
+                            r"UNIT|SERVICE|CONFERENCE|BOARD)\b")
 
 
 _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
@@ -254,8 +282,10 @@ def names_institution(text: str, end: int) -> bool:
 def compound_part(text: str, m) -> bool:
     """"PD" of "PD-1 blockade", "CD" of "CD-20": a short capitalized abbreviation joined by a hyphen to
     what follows is part of another name (here a drug target), not the abbreviation (progressive
-    disease)."""
+    disease); "insulin" of "non-insulin-dependent" names a disease's kind."""
     word = text[m.start:m.end]
+    if m.kind == "Medication" and re.search(r"\bnon-$", text[max(0, m.start - 4):m.start], re.I):
+        return True  # "non-insulin-dependent diabetes": a kind of disease, no drug
     return len(word) <= 4 and word.isupper() and bool(re.match(r"-[A-Za-z0-9]", text[m.end:m.end + 2]))
 
 
@@ -277,6 +307,14 @@ def measure_label(text: str, m) -> bool:
     it is not the disease the same letters name."""
     word = text[m.start:m.end]
     return m.kind in ("Problem", "Cancer") and word.isupper() and len(word) <= 5 and bool(_MEASURE_AFTER.match(text, m.end))
+
+
+_IDENTIFIER_AFTER = re.compile(r"\s*(?:no\.?|number|nr\.?|#|id|ref(?:erence)?)\s*[:#]", re.I)
+
+
+def identifier_label(text: str, m) -> bool:
+    """"Lab No: H24/18833", "Path #: S25-1234": a word naming a record's number, not a test done."""
+    return bool(_IDENTIFIER_AFTER.match(text, m.end))
 
 
 def room_air(text: str, m) -> bool:
@@ -340,13 +378,21 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     all_terms = lexicon.find(text)
     # a cancer term that holds a stage statement ("Non-small cell carcinoma of lung, TNM stage 1") stays
     # beside it: both facts are in the text
-    also += [Found(m.start, m.end, m.kind, m.concepts, priority=m.priority) for m in all_terms
-             if m.kind == "Cancer" and any(m.start <= a and b <= m.end and (a, b) != (m.start, m.end)
-                                           for a, b in special)]
+    for m in all_terms:
+        if m.kind != "Cancer" or not any(m.start <= a and b <= m.end and (a, b) != (m.start, m.end) for a, b in special):
+            continue
+        inner = next((f for f in found if f.kind == "Cancer" and m.start <= f.start and f.end <= m.end), None)
+        if inner is not None:
+            # "HER2+ breast cancer": the marker and the cancer are two mentions (annotation guideline 2); the
+            # cancer keeps the term's more specific code (HER2-positive breast carcinoma) first
+            merged = tuple(dict.fromkeys(inner.concepts[:1] + m.concepts + inner.concepts[1:]))
+            found = [replace(f, concepts=merged) if f is inner else f for f in found]
+            continue
+        also.append(Found(m.start, m.end, m.kind, m.concepts, priority=m.priority))
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not measure_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
+             and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
     terms = _grow(text, terms)
@@ -376,7 +422,27 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
                     priority=55) for d in find_node_findings(text) if not any(a < d.end and d.start < b for a, b in special)]
     # a described problem ("knee problems") only where no term was found: terms name things better
     found += [d for d in described if not any(f.start < d.end and d.start < f.end for f in found)]
+    found = [f for f in found if f.kind != "Stage" or not disease_stage(text, f, found)]
     return sorted(select_longest(found) + also, key=lambda f: (f.start, f.kind))
+
+
+_STAGE_GAP_BEFORE = re.compile(r"[ \t]*[:(]?[ \t]*")
+
+
+def disease_stage(text: str, stage: Found, found: list[Found]) -> bool:
+    """Is the stage another disease's ("CKD stage 3", "stage 2 COPD"): a problem right beside it that is
+    no neoplasm? Those diseases have stages of their own; a cancer's stage is never written against them.
+    O(mentions)."""
+    for f in found:
+        if f.kind != "Problem" or not f.concepts:
+            continue
+        keys = [f"{c.system}|{c.code}" for c in f.concepts]
+        if any(k in _ANY_NEOPLASM or _ICD_NEOPLASM.match(k) for k in keys) or f.concepts[0].code in _FINDING_CODES:
+            continue  # "LUL mass stage IIIA" is the tumour's
+        if f.end <= stage.start and _STAGE_GAP_BEFORE.fullmatch(text, f.end, stage.start) or \
+                stage.end <= f.start and not text[stage.end:f.start].strip():
+            return True
+    return False
 
 
 _PRIMARY = re.compile(r"\bprimary\b", re.I)
@@ -706,11 +772,14 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     site = oncology.note_site(counts, cancer_sites)
     group_site = oncology.SITE_GROUP.get(site) if site else None
     statuses: dict[str, set[str]] = {}
+    mmr = [(v.partition("=")[2], m.detail) for m in own if m.kind == "Biomarker" for v in m.values
+           if v.startswith("MMR=")]
+    mmr_kept = {mmr[i][0] for i in mmr_loss_wins(mmr)}
     for m in own:
         if m.kind == "Biomarker":
             for v in m.values:
                 marker, _, status = v.partition("=")
-                if status not in ("pending", "invalid"):
+                if status not in ("pending", "invalid") and (marker != "MMR" or status in mmr_kept):
                     statuses.setdefault(marker, set()).add(status)
     # an equivocal IHC beside its reflex ISH result is no contradiction: the ISH decides
     conflicts = {k for k, v in statuses.items() if len(v - {"equivocal"}) > 1}
@@ -751,7 +820,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NOT_BEGUN.search(m.cue or ""):
                 m = replace(m, flags=m.flags + (NEVER_STARTED,))  # the state reads it against earlier bookings
             row.append(m)
-        out.append(for_cancer(same_course(after_unfinished(text, appositions(text, row)))))
+        out.append(for_condition(text, for_cancer(same_course(joined_drugs(text, after_unfinished(text, appositions(text, row)))))))
     out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
            for i, (t, row) in enumerate(zip(texts, out))]
     out = [_plan_uncued(row, "recommendation (the line before)") if i and _PLAN_LABEL_END.search(texts[i - 1]) else row
@@ -1002,6 +1071,64 @@ def for_cancer(row: list[Mention]) -> list[Mention]:
         return row
     group = groups.pop()
     return [replace(m, detail={**m.detail, "for_cancer": group}) if m.kind in when.KINDS else m for m in row]
+
+
+_ICD_NEOPLASM = re.compile(r"ICD-10-CM\|(?:C|D[0-4])")  # ICD-10-CM chapter II, neoplasms (C00-D49)
+#: "rheumatoid arthritis on methotrexate", "hypothyroidism (levothyroxine 88 mcg)", "RA: methotrexate"
+_CONDITION_THEN_DRUG = re.compile(r"\s*(?:[(:]|[-–]|,?\s*(?:on|treated\s+with|managed\s+with|controlled\s+(?:on|with)|"
+                                  r"maintained\s+on|taking|takes|requiring))\s*", re.I)
+#: "methotrexate 15 mg weekly for RA", "(for RA)"
+_DRUG_THEN_CONDITION = re.compile(r"\s*\(?\s*for\s+(?:(?:his|her|their|the|known)\s+)?", re.I)
+#: more drugs for the same condition: "on methotrexate + folic acid", "metformin and sitagliptin"
+_DRUG_AND_DRUG = re.compile(r"\s*(?:\+|,|/|&|and|plus|with)\s*", re.I)
+
+
+def for_condition(text: str, row: list[Mention]) -> list[Mention]:
+    """"PMH: rheumatoid arthritis on methotrexate 15mg weekly + folic acid": a drug written as the treatment
+    of a condition that is no neoplasm is care for that condition (``detail.indication``: the condition's
+    code), so a guideline step whose drug class it shares (methotrexate is a folic acid analogue, as
+    pemetrexed) does not count it. Only medications: "colectomy for obstruction" may be the cancer's own
+    surgery. Pure. O(mentions) per sentence."""
+    out = list(row)
+    for i, m in enumerate(row):
+        if m.kind != "Problem" or m.assertion not in ("present", "historical") or not m.concepts:
+            continue
+        keys = [f"{c.system}|{c.code}" for c in m.concepts]
+        keys += [f"{a.system}|{a.code}" for c in m.concepts[:3] for a in ancestors(c.system, c.code)]
+        if m.detail.get("metastasis") or any(k in _ANY_NEOPLASM or _ICD_NEOPLASM.match(k) for k in keys):
+            continue  # "bone mets on denosumab" is the cancer's care
+        drugs = []
+        nxt = row[i + 1] if i + 1 < len(row) else None
+        prev = row[i - 1] if i else None
+        if nxt is not None and nxt.kind == "Medication" and _CONDITION_THEN_DRUG.fullmatch(text, m.end, nxt.start):
+            drugs.append(i + 1)
+            k = i + 2
+            while k < len(row) and row[k].kind == "Medication" and _DRUG_AND_DRUG.fullmatch(text, row[k - 1].end, row[k].start):
+                drugs.append(k)
+                k += 1
+        elif prev is not None and prev.kind == "Medication" and _DRUG_THEN_CONDITION.fullmatch(text, prev.end, m.start):
+            drugs.append(i - 1)
+        for k in drugs:
+            out[k] = replace(out[k], detail={**out[k].detail, "indication": keys[0]})
+    return out
+
+
+_JOINED = re.compile(r"[^;.\n]{0,30}?(?:\+|\band\b|\bplus\b|\bwith\b|/)\s*", re.I)
+
+
+def joined_drugs(text: str, row: list[Mention]) -> list[Mention]:
+    """"Continue ribociclib 400 mg d1-21 q28d + letrozole": a drug joined by "+" / "and" / "with" to a drug
+    taken now, with no cue of its own, is taken now too (a long dosing schedule puts it beyond the cue's
+    reach, and a plan section would make it planned). Pure. O(mentions)."""
+    out = list(row)
+    for i in range(1, len(row)):
+        prev, m = out[i - 1], row[i]
+        if m.kind == "Medication" and prev.kind == "Medication" and m.cue is None and m.assertion != "present" \
+                and prev.assertion == "present" and prev.detail.get("status") == "ongoing" \
+                and _JOINED.fullmatch(text, prev.end, m.start):
+            out[i] = replace(m, assertion="present", cue=f"with {prev.text}",
+                             detail={**m.detail, "status": "ongoing"})
+    return out
 
 
 def same_course(row: list[Mention]) -> list[Mention]:
