@@ -123,3 +123,17 @@ def test_a_marker_result_written_as_a_sentence_and_an_operation_stated_support_t
     assert "EGFR=wild-type" in stated_facts("NGS: EGFR - no pathogenic variant (wild-type); ALK - no rearrangement.")
     said = "Procedure: R breast wire-localized lumpectomy; R axillary sentinel node bx (blue dye + radiotracer)."
     assert supports("lumpectomy (completed) from 2025-03-18", said, 0.55).supported
+
+
+def test_a_first_cycle_dates_a_course_and_a_histology_is_read_with_its_note_s_site():
+    from graphkit.documents.attribution import dated_otherwise, supports
+
+    said = "Completed CAPOX x 4: C1 03/25/2025, C2 04/15, C3 05/06, C4 05/27/2025."
+    assert dated_otherwise("CAPOX (completed) from 2025-03-18", said)
+    assert not dated_otherwise("CAPOX (completed) from 2025-03-25", said)
+    # the sentence alone names a generic adenocarcinoma; ingestion stored it with the colon site of its note
+    histology = "Histology: adenocarcinoma, moderately differentiated (G2)."
+    stored = {"DOID|DOID:234": {"present"}, "DOID|DOID:219": {"present"}, "DOID|DOID:162": {"present"}}
+    assert supports("Colon adenocarcinoma was first recorded on 2025-04-17", histology, 0.6, stated=stored).supported
+    assert not supports("Colon adenocarcinoma was first recorded on 2025-04-17", histology, 0.6,
+                        stated={"DOID|DOID:3910": {"present"}}).supported

@@ -809,3 +809,44 @@ def test_care_for_other_conditions_beginnings_and_joined_drugs(nlp):
     assert _assertion(nlp, "If not fit, no surgery.", "surgery") == "negated"
     texts = [x[0] for x in _one(nlp, "Type 2 diabetes mellitus, non-insulin-dependent. Mammogram - NAD. Oncomine panel.")]
     assert "insulin" not in texts and "NAD" not in texts and "Oncomine" not in texts
+
+
+def test_a_clause_s_subject_conditions_of_a_plan_advice_and_reflex_tests(nlp):
+    from graphkit.clinical.values import find_biomarkers
+
+    def values(text):
+        return [v for f in find_biomarkers(text) for v in f.values]
+    # "cannot be excluded" reaches the whole subject of its clause, care only right before it
+    assert _assertion(nlp, "Primary lung neoplasm with hilar nodal spread cannot be excluded.", "neoplasm") == "possible"
+    said = _one(nlp, "New RLL GGO; osimertinib-related pneumonitis cannot be excluded.")
+    assert ("osimertinib", "Medication", "present", None) in said and ("pneumonitis", "Problem", "possible", None) in said
+    # the condition of a plan is no past event; "Advice:" is the plan; a course "complete" is over
+    assert _assertion(nlp, "Osimertinib 80 mg OD to start once drug received.", "Osimertinib 80 mg") == "planned"
+    from ingest.text import split_sections
+
+    assert [s.name for s in split_sections("Imp: ?Ca lung.\nAdvice: CECT thorax, bronchoscopy.\n")][-1] == "Plan"
+    assert _assertion(nlp, "Stage IIIB sigmoid colon ca, adjuvant chemo complete.", "chemo") == "historical"
+    assert _assertion(nlp, "Continue adjuvant pembrolizumab to complete 1 year.", "pembrolizumab") == "present"
+    # a visit named by its care, an origin named by "primary", a hyphenated NSCLC subtype
+    assert "Radiotherapy" not in [x[0] for x in _one(nlp, "Radiotherapy intake - Dr. Jansen")]
+    assert "Cancer" not in [x[1] for x in _one(nlp, "Favour SCC, consistent with primary lung origin.")
+                            if x[0].lower().startswith("primary")]
+    [m] = [m for m in extract_mentions(nlp, ["EBUS: NSCLC-SCC."], [None])[0] if m.kind == "Cancer"]
+    assert "DOID|DOID:3907" in _codes(m)  # lung squamous cell carcinoma, not NSCLC alone
+    # a loss named before proteins is theirs; a reflex test awaited is no result; a fusion partner is read past
+    assert values("MMR IHC: loss of MLH1 and PMS2 nuclear expression, MSH2/MSH6 retained.") == ["MMR=deficient"]
+    assert values("HER2: IHC 2+ (equivocal), reflex FISH NOT AMPLIFIED.") == ["HER2=negative"]
+    assert values("HER2 IHC 2+ (equivocal), reflex FISH sent and pending.")[0] == "HER2=equivocal"
+    assert values("ALK rearrangement (EML4-ALK v3) POSITIVE.") == ["ALK=positive"]
+
+
+def test_one_context_rule_per_phrase():
+    from collections import Counter
+
+    from ingest.nlp.assertion import context_rules
+
+    phrases = Counter(r.literal.lower() for r in context_rules() if not isinstance(r.pattern, list))
+    assert [p for p, n in phrases.items() if n > 1] == []
+    # the twin with the wider reach gives its reach to the first definition
+    [risks] = [r for r in context_rules() if r.literal.lower() == "risks reviewed"]
+    assert risks.max_scope == 24

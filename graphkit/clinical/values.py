@@ -382,10 +382,13 @@ _TOKEN = re.compile(
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|(?<!\.)\.(?:\s|$)|:|\bwith\b|\bbut\b|\|)",
     re.I)
 _DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)\)|"
-                           r"\(codons?\s[\d,\s/and]{1,40}\)", re.I)
+                           r"\(codons?\s[\d,\s/and]{1,40}\)|"
+                           # a fusion's partner and variant: "ALK rearrangement (EML4-ALK v3) POSITIVE"
+                           r"\((?-i:[A-Z][A-Z0-9]{1,7}-[A-Z][A-Z0-9]{1,7})(?:\s+(?:v|variant\s*)\d+[a-z]?)?(?:\s+fusion)?\)",
+                           re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"all|both|each|(?:all\s+)?(?:two|three|four)|"
-                     r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|"
+                     r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|reflex(?:ed)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
                      r"attempted|[-–—:]|ex(?:on)?\s?\d{1,2}|"
@@ -686,8 +689,16 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             kk, ks, ke, kt = tokens[k]
             if not _gap_ok(text, last, ks) or kk.startswith("M_") or any(a <= ks < b for a, b in labels):
                 break
+            if kk == "status" and _AWAITED_AFTER.fullmatch(kt.strip()) and re.search(r"\breflex", text[last:ks], re.I):
+                break  # "HER2 ISH: reflex dual-probe ISH ordered": the reflex test is awaited, not a result
             if kk == "prefix":
                 low = kt.lower()
+                if low.startswith(("loss", "absence")) and k + 1 < n and tokens[k + 1][0].startswith("M_") \
+                        and _gap_ok(text, ke, tokens[k + 1][1]) and not ev and all(
+                            _marker_of(_MARKER_NAMES[int(g[0][2:])][0], g[3])[1] is None for g in group):
+                    # "MMR IHC: loss of MLH1 and PMS2": the loss is the proteins' (their statement); "dMMR
+                    # with loss of MSH2/MSH6" states its own status, the loss is its detail
+                    break
                 if low.startswith(("loss", "absence")):
                     ev.append(("status", "loss"))
                 elif low.startswith(("intact", "retained", "preserved")):
@@ -908,7 +919,12 @@ def _continues(tokens, k, n, text: str = "") -> bool:
     if k < n and tokens[k][0] == "status" and tokens[k][3].strip().lower() in ("high", "low") \
             and _NOT_MARKER_LEVEL.match(text, tokens[k][2]):
         return False
+    if k < n and tokens[k][0] == "status" and _AWAITED_AFTER.fullmatch(tokens[k][3].strip()):
+        return False  # "HER2 IHC 2+ (equivocal), reflex FISH sent": a test still to report, not this result
     return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps", "cps")
+
+
+_AWAITED_AFTER = re.compile(_PENDING, re.I)
 
 
 def marker_satisfies(required: str, observed: str) -> bool | None:

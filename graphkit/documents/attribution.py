@@ -203,7 +203,8 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
         shared = ()  # the sentence states something else the claim mentions, not the claim's subject
     head = claim_head(claim)
     named = {f for f in named_codes(head) if f.startswith(("DOID|", "NCIT|"))}
-    said = {f for f in named_codes(source) if f.startswith(("DOID|", "NCIT|"))}
+    # as written, and as stored with its note ("adenocarcinoma" in a colon specimen's report is the colon's)
+    said = {f for f in named_codes(source) | set(stated) if f.startswith(("DOID|", "NCIT|"))}
     if shared and named and said and not said & named and not named <= facts_of(source):
         # "R breast IDC" is not stated by "metastatic carcinoma c/w breast" (a broader name of it), nor
         # "Invasive carcinoma" by "Metastatic carcinoma" (another); "breast cancer" is by "IDC of the breast"
@@ -284,7 +285,12 @@ def dated_otherwise(claim: str, source: str) -> bool:
     # a course written as a period that began after the claim's day did not run from it ("Concurrent CRT
     # ..., 11/11/2024 - 12/20/2024" for "CRT (documented) from 2024-10-29")
     late_start = all(any(a - slack > day for a, _ in when.ranges(source, dmy)) for dmy in readings)
-    return point or late_start or any(b + slack < day for _, b in spans)
+    # "Completed CAPOX x 4: C1 03/25/2025, ... C4 05/27/2025": the first cycle dates the course's start
+    first_cycle = bool(_FIRST_CYCLE.search(source)) and all(a - slack > day for a, _ in spans)
+    return point or late_start or first_cycle or any(b + slack < day for _, b in spans)
+
+
+_FIRST_CYCLE = re.compile(r"\b(?:C1|C1D1|cycle\s*(?:1|one)|D1|day\s*1)\b(?!\s*[-–]\s*\d)", re.I)
 
 
 _TIME_POINT = (r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after|"

@@ -128,6 +128,13 @@ def context_rules():
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    # "adjuvant chemo complete", "RT complete": a course over
+    rules += [ConTextRule(c, "HISTORICAL", direction="BACKWARD", max_scope=3, allowed_types={"Medication", "Procedure"},
+                          on_modifies=_both(reach(3), lambda target, modifier, between: _said_complete(modifier)))
+              for c in ("complete", "now complete", "is complete", "all complete")]
+    # "Oncotype DX ... to inform adjuvant chemo": the care is the decision a test serves
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, on_modifies=reach(3, care_only=True))
+              for c in ("to inform", "to guide", "will inform", "will guide")]
     # "Haemoptysis settled by D4": a symptom over
     rules += [ConTextRule(c, "HISTORICAL", direction="BACKWARD", max_scope=4, allowed_types={"Problem"})
               for c in ("settled", "has settled", "subsided", "has subsided", "abated", "has abated")]
@@ -437,10 +444,13 @@ def context_rules():
     # "morphology and IHC exclude NSCLC"
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types={"Cancer", "Problem"})
               for c in ("exclude", "excludes", "excluding")]
-    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
+    # "Primary lung neoplasm with hilar nodal spread cannot be excluded": the whole subject of the clause
+    # it ends, however many words, up to a comma or a new clause
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=10, on_modifies=_subject_reach)
               for c in ("not excluded", "not been excluded", "cannot be excluded", "can't be excluded",
-                        "not ruled out", "not been ruled out", "cannot be ruled out", "not confirmed",
-                        "not yet confirmed", "not been confirmed", "unconfirmed")]
+                        "not ruled out", "not been ruled out", "cannot be ruled out")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
+              for c in ("not confirmed", "not yet confirmed", "not been confirmed", "unconfirmed")]
     # "cannot exclude metastasis vs cyst": a possibility kept open, not an exclusion
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("cannot exclude", "can not exclude", "can't exclude", "could not exclude", "unable to exclude",
@@ -507,6 +517,10 @@ def context_rules():
     # "for adjuvant chemotherapy discussion", "to guide chemo decision": the care is the topic of a talk
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
               for c in ("discussion", "decision", "decision-making")]
+    # "osimertinib to start once drug received": the condition of a plan, not a past event
+    rules.append(ConTextRule("once <thing> received", "PSEUDO", direction="PSEUDO", pattern=[
+        {"LOWER": {"IN": ["once", "until", "till", "when"]}}, {"IS_ALPHA": True, "OP": "?"}, {"IS_ALPHA": True, "OP": "?"},
+        {"LOWER": {"IN": ["received", "obtained", "arrives", "arrived", "delivered"]}}]))
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
               for c in ("as requested", "as per request", "if tolerated", "as tolerated", "if tolerating", "if he wishes", "if she wishes", "if desired")]
     planned = ["will start", "will begin", "will initiate", "plan to start", "plan to begin", "plan for",
@@ -839,7 +853,39 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
               for c in ("could be harmful", "may be harmful", "would be harmful", "is contraindicated",
                         "are contraindicated", "would be contraindicated")]
-    return [with_clause_limit(r) for r in rules]
+    return [with_clause_limit(r) for r in one_owner_per_phrase(rules)]
+
+
+def one_owner_per_phrase(rules: list) -> list:
+    """One rule per literal phrase: its first definition, reaching as far as the widest rule of the same
+    category and direction written for it later. With two rules for one phrase the matcher kept one of
+    them by rule-id order, so adding any unrelated rule could flip which ("Risks reviewed: ...,
+    pneumonitis" lost its 24-word reach to a 12-word twin). Token-pattern rules are kept as they are.
+    O(rules)."""
+    from medspacy.context import ConTextRule
+
+    first: dict[str, int] = {}
+    widest: dict[tuple, int | None] = {}
+    for r in rules:
+        if isinstance(r.pattern, list):
+            continue
+        key = (r.literal.lower(), r.category, r.direction)
+        old = widest.get(key, 0)
+        widest[key] = None if old is None or r.max_scope is None else max(old, r.max_scope)
+    out = []
+    for i, r in enumerate(rules):
+        if isinstance(r.pattern, list):
+            out.append(r)
+            continue
+        phrase = r.literal.lower()
+        if first.setdefault(phrase, i) != i:
+            continue
+        scope = widest[(phrase, r.category, r.direction)]
+        out.append(r if scope == r.max_scope else ConTextRule(
+            r.literal, r.category, pattern=r.pattern, direction=r.direction, on_match=r.on_match,
+            on_modifies=r.on_modifies, allowed_types=r.allowed_types, excluded_types=r.excluded_types,
+            max_scope=scope, max_targets=r.max_targets, terminated_by=r.terminated_by, metadata=r.metadata))
+    return out
 
 
 def _names_more(target, modifier) -> bool:
@@ -960,6 +1006,23 @@ def _opens_line(modifier) -> bool:
     doc = modifier.doc
     before = doc.text[:doc[modifier.start].idx]
     return not before.strip() or before.rstrip(" \t").endswith("\n")
+
+
+def _subject_reach(target, modifier, span_between) -> bool:
+    """"X cannot be excluded" reaches a diagnosis anywhere in the clause before it ("Primary lung neoplasm
+    with hilar nodal spread cannot be excluded"), care only right before it ("osimertinib-related
+    pneumonitis cannot be excluded": the drug was given)."""
+    return reach(10 if target.label_ in ("Cancer", "Problem") else 3)(target, modifier, span_between)
+
+
+def _said_complete(modifier) -> bool:
+    """"adjuvant chemo complete.", "RT complete (05/2025)": the course is over; not "continue
+    pembrolizumab to complete 1 year", "-> complete 1 yr of Herceptin" (what is still to be given)."""
+    doc = modifier.doc
+    before = doc[modifier.start - 1].lower_ if modifier.start > 0 else ""
+    after = doc[modifier.end] if modifier.end < len(doc) else None
+    return before not in ("to", "->", "will", "should", "must", "then", "and") and (
+        after is None or after.is_punct or bool(re.fullmatch(r"\d{1,4}[/.-]\d{1,4}(?:[/.-]\d{2,4})?", after.text)))
 
 
 def _names_time_point(target) -> bool:

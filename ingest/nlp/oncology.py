@@ -128,6 +128,7 @@ _LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|
 _ORIGIN_LINK = re.compile(r"^[\s,;(-]*(?:most\s+)?(?:consistent\s+w(?:ith|/)|c/w|compatible\s+with|suggestive\s+of|"
                           r"in\s+keeping\s+with|favou?ring|favou?r|of|from)\s+(?:an?\s+|the\s+)?"
                           r"(?:known\s+|prior\s+|previous\s+|(?:the\s+)?patient'?s\s+)?$", re.I)
+_PRIMARY_HEAD = re.compile(r"\s+(?:origin|source|site|mass|lesion|nodule|lobe|opacity|consolidation)\b", re.I)
 _ORIGIN_WORD = re.compile(r"^\s+(?:origin|primary|source)\b", re.I)
 _GRADE = re.compile(r"(?:(?:well|moderately|poorly)[- ]differentiated|(?:high|low|intermediate)[- ]grade|invasive|"
                     r"infiltrating|metastatic|recurrent|primary|early[- ]stage|locally\s+advanced|advanced)\s+$", re.I)
@@ -175,16 +176,23 @@ def find_cancers(text: str) -> list[CancerFinding]:
         nxt = hists[i + 1] if i + 1 < len(hists) else None
         if nxt and not text[h.end:nxt.start].strip() and HISTOLOGY[nxt.name][2]:
             continue  # handled with the next hit
+        # "NSCLC-SCC", "NSCLC-adeno": the site-implying name, a hyphen, then the histology
+        if nxt and text[h.end:nxt.start] == "-" and HISTOLOGY[h.name][2] and not HISTOLOGY[nxt.name][2]:
+            continue
         prev = hists[i - 1] if i > 0 else None
         if prev and not text[prev.end:h.start].strip() and HISTOLOGY[h.name][2]:
             start = prev.start
             if _depth(prev.name) >= _depth(h.name):
                 hist = prev.name
+        elif prev and text[prev.end:h.start] == "-" and HISTOLOGY[prev.name][2] and not HISTOLOGY[h.name][2]:
+            start, site = prev.start, HISTOLOGY[prev.name][2]
         # site after: "adenocarcinoma of the right lower lobe"
         after = next((s for s in sites if s.start >= end and _LINK.match(text[end:s.start])), None)
         if after is not None and nxt is not None and not text[after.end:nxt.start].strip():
             after = None  # "Colon ca - ascending colon adenocarcinoma": that site is the next histology's
         before = next((s for s in reversed(sites) if s.end <= start and not text[s.end:start].strip()), None)
+        if after is not None and text[h.start:h.end].lower() == "primary" and _PRIMARY_HEAD.match(text, after.end):
+            continue  # "consistent with primary lung origin", "primary LUL mass": "primary" describes the noun
         if after is not None and HISTOLOGY[h.name][2] in (None, SITE_GROUP.get(after.name)):
             site, end = after.name, after.end
             site_text = text[after.start:after.end]

@@ -213,9 +213,10 @@ _SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|c
 _ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
 
 
-# "chemo day unit list", "infusion suite", "chemotherapy education": a place or a service named by its care
+# "chemo day unit list", "infusion suite", "chemotherapy education", "Radiotherapy intake - Dr. Jansen": a
+# place, a service or its visit named by its care
 _CARE_PLACE_AFTER = re.compile(r"\s*(?:day\s+)?(?:unit|suite|ward|bay|chairs?|nurses?|nursing|education|teach(?:ing)?|"
-                               r"scheduler|scheduling|coordinator|pharmacy|department|dept)\b", re.I)
+                               r"scheduler|scheduling|coordinator|pharmacy|department|dept|intake|clinic|outpatients?|OPD)\b", re.I)
 _CARE_WORDS = {"chemo", "chemotherapy", "infusion", "radiation", "radiotherapy", "rt", "systemic therapy"}
 
 
@@ -247,19 +248,24 @@ _STAFF_LABEL = re.compile(r"^\W*(?:consultant|referring(?:\s+(?:physician|doctor
 
 
 def _title_line(text: str, start: int) -> bool:
-    """Is ``start`` in the note's first line written in capitals (its title: "OPERATION REPORT -
-    CARDIOTHORACIC SURGERY")?"""
+    """Is ``start`` in the note's first line, its title: written in capitals ("OPERATION REPORT -
+    CARDIOTHORACIC SURGERY"), or signed by its clinician ("Radiotherapy intake - Dr. Jansen")?"""
     first = text.lstrip()
     offset = len(text) - len(first)
     end = first.find("\n")
     end = len(first) if end < 0 else end
-    letters = [c for c in first[:end] if c.isalpha()]
-    return offset <= start < offset + end and len(letters) >= 8 and sum(c.isupper() for c in letters) >= 0.8 * len(
-        letters) and bool(_DOCUMENT_WORD.search(first[:end]))
+    line = first[:end]
+    letters = [c for c in line if c.isalpha()]
+    if not (offset <= start < offset + end and len(letters) >= 8):
+        return False
+    if sum(c.isupper() for c in letters) >= 0.8 * len(letters):
+        return bool(_DOCUMENT_WORD.search(line))
+    return bool(_SIGNED_TITLE.search(line)) and bool(_DOCUMENT_WORD.search(line.upper()))
 
 
 _DOCUMENT_WORD = re.compile(r"\b(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|CLINIC|MDT|MDM|MEETING|DEPARTMENT|DEPT|"
-                            r"UNIT|SERVICE|CONFERENCE|BOARD)\b")
+                            r"UNIT|SERVICE|CONFERENCE|BOARD|INTAKE|VISIT|REVIEW|FOLLOW-?UP|F/U)\b")
+_SIGNED_TITLE = re.compile(r"\s[-–—]\s*(?:Dr|Prof|Mr|Ms|Mrs|Miss)\.?\s+[A-Z]")
 
 
 _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"

@@ -62,7 +62,9 @@ CANONICAL = {
     "consensus": "Plan", "tumor board recommendation": "Plan", "tumor board recommendations": "Plan",
     "discussion": "Discussion", "options": "Options", "treatment options": "Options", "alternatives": "Options",
     "options discussed": "Options", "options reviewed": "Options", "management options": "Options",
-    "rec": "Plan", "recs": "Plan", "next steps": "Plan", "discharge plan": "Plan",
+    "rec": "Plan", "recs": "Plan",
+    # "Advice: CECT thorax ...", "Adv: concurrent chemoradiotherapy": the plan, in British and Indian usage
+    "advice": "Plan", "adv": "Plan", "advised": "Plan", "advise": "Plan", "next steps": "Plan", "discharge plan": "Plan",
     # a tumour board's "Outcome:" is its decision, care still to come
     "outcome": "Plan", "mdt outcome": "Plan", "tumor board outcome": "Plan", "tumour board outcome": "Plan",
     "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan", "discussion points": "Plan",
