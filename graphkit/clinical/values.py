@@ -689,7 +689,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             kk, ks, ke, kt = tokens[k]
             if not _gap_ok(text, last, ks) or kk.startswith("M_") or any(a <= ks < b for a, b in labels):
                 break
-            if kk == "status" and _AWAITED_AFTER.fullmatch(kt.strip()) and re.search(r"\breflex", text[last:ks], re.I):
+            if kk == "status" and _PENDING_WORDS.fullmatch(kt.strip()) and re.search(r"\breflex", text[last:ks], re.I):
                 break  # "HER2 ISH: reflex dual-probe ISH ordered": the reflex test is awaited, not a result
             if kk == "prefix":
                 low = kt.lower()
@@ -919,12 +919,12 @@ def _continues(tokens, k, n, text: str = "") -> bool:
     if k < n and tokens[k][0] == "status" and tokens[k][3].strip().lower() in ("high", "low") \
             and _NOT_MARKER_LEVEL.match(text, tokens[k][2]):
         return False
-    if k < n and tokens[k][0] == "status" and _AWAITED_AFTER.fullmatch(tokens[k][3].strip()):
+    if k < n and tokens[k][0] == "status" and _PENDING_WORDS.fullmatch(tokens[k][3].strip()):
         return False  # "HER2 IHC 2+ (equivocal), reflex FISH sent": a test still to report, not this result
     return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps", "cps")
 
 
-_AWAITED_AFTER = re.compile(_PENDING, re.I)
+_PENDING_WORDS = re.compile(_PENDING, re.I)
 
 
 def marker_satisfies(required: str, observed: str) -> bool | None:

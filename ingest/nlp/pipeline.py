@@ -390,7 +390,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
         inner = next((f for f in found if f.kind == "Cancer" and m.start <= f.start and f.end <= m.end), None)
         if inner is not None:
             # "HER2+ breast cancer": the marker and the cancer are two mentions (annotation guideline 2); the
-            # cancer keeps the term's more specific code (HER2-positive breast carcinoma) first
+            # cancer keeps its composed code first, then the term's more specific one (HER2-positive breast
+            # carcinoma), which the stored event drops (one code per system: see the stop-33 note)
             merged = tuple(dict.fromkeys(inner.concepts[:1] + m.concepts + inner.concepts[1:]))
             found = [replace(f, concepts=merged) if f is inner else f for f in found]
             continue
@@ -443,7 +444,7 @@ def disease_stage(text: str, stage: Found, found: list[Found]) -> bool:
         if f.kind != "Problem" or not f.concepts:
             continue
         keys = [f"{c.system}|{c.code}" for c in f.concepts]
-        if any(k in _ANY_NEOPLASM or _ICD_NEOPLASM.match(k) for k in keys) or f.concepts[0].code in _FINDING_CODES:
+        if _names_neoplasm(keys) or f.concepts[0].code in _FINDING_CODES:
             continue  # "LUL mass stage IIIA" is the tumour's
         if f.end <= stage.start and _STAGE_GAP_BEFORE.fullmatch(text, f.end, stage.start) or \
                 stage.end <= f.start and not text[stage.end:f.start].strip():
@@ -1080,6 +1081,12 @@ def for_cancer(row: list[Mention]) -> list[Mention]:
 
 
 _ICD_NEOPLASM = re.compile(r"ICD-10-CM\|(?:C|D[0-4])")  # ICD-10-CM chapter II, neoplasms (C00-D49)
+
+
+def _names_neoplasm(keys: list[str]) -> bool:
+    """Does any of these "SYSTEM|code" keys name a neoplasm (DO/NCIt/SNOMED neoplasm roots or ICD-10-CM C00-D49)?"""
+    return any(k in _ANY_NEOPLASM or _ICD_NEOPLASM.match(k) for k in keys)
+
 #: "rheumatoid arthritis on methotrexate", "hypothyroidism (levothyroxine 88 mcg)", "RA: methotrexate"
 _CONDITION_THEN_DRUG = re.compile(r"\s*(?:[(:]|[-–]|,?\s*(?:on|treated\s+with|managed\s+with|controlled\s+(?:on|with)|"
                                   r"maintained\s+on|taking|takes|requiring))\s*", re.I)
@@ -1101,7 +1108,7 @@ def for_condition(text: str, row: list[Mention]) -> list[Mention]:
             continue
         keys = [f"{c.system}|{c.code}" for c in m.concepts]
         keys += [f"{a.system}|{a.code}" for c in m.concepts[:3] for a in ancestors(c.system, c.code)]
-        if m.detail.get("metastasis") or any(k in _ANY_NEOPLASM or _ICD_NEOPLASM.match(k) for k in keys):
+        if m.detail.get("metastasis") or _names_neoplasm(keys):
             continue  # "bone mets on denosumab" is the cancer's care
         drugs = []
         nxt = row[i + 1] if i + 1 < len(row) else None
