@@ -850,3 +850,25 @@ def test_one_context_rule_per_phrase():
     # the twin with the wider reach gives its reach to the first definition
     [risks] = [r for r in context_rules() if r.literal.lower() == "risks reviewed"]
     assert risks.max_scope == 24
+
+
+def test_nil_argues_against_grade_zero_non_and_care_that_was_meant_to_happen(nlp):
+    from graphkit.clinical.values import find_biomarkers, find_stages
+
+    said = _one(nlp, "- Nil peripheral neuropathy. Nil fevers/rigors.")
+    assert {a for _, _, a, _ in said} == {"negated"}
+    assert _assertion(nlp, "Profile argues against metastatic colorectal carcinoma.",
+                      "metastatic colorectal carcinoma") == "negated"
+    assert _assertion(nlp, "Retired bank officer, non-smoker, from Pune.", "smoker") == "negated"
+    assert _assertion(nlp, "- Hand-foot syndrome gr 0. Fatigue gr 1.", "Hand-foot syndrome") == "negated"
+    assert _assertion(nlp, "- Hand-foot syndrome gr 0. Fatigue gr 1.", "Fatigue") == "present"
+    assert _assertion(nlp, "Oxaliplatin not advisable given baseline neuropathy.", "Oxaliplatin") == "negated"
+    assert _assertion(nlp, "Molecular testing was not requested as the treatment is local.", "Molecular testing") == "negated"
+    assert _assertion(nlp, "Kadcyla was meant to run concurrently per med onc.", "Kadcyla") == "planned"
+    assert "negated" not in {a for _, _, a, _ in _one(nlp, "Non-small cell lung cancer, nil by mouth from midnight.")}
+    # a reflex ISH after a semicolon decides the IHC 2+; an MRI-staged T is a clinical T
+    assert [v for f in find_biomarkers("HER2: IHC 2+ (equivocal); reflex FISH not amplified.") for v in f.values] == [
+        "HER2=negative"]
+    assert [v for f in find_biomarkers("HER2: IHC 2+ (equivocal); reflex FISH sent.") for v in f.values] == [
+        "HER2=equivocal"]
+    assert [f.value for f in find_stages("mid rectal tumour, mrT3c, EMVI positive")] == ["cT3c"]

@@ -141,14 +141,14 @@ def find_stages(text: str) -> list[StageFinding]:
             continue  # "T2" alone is too ambiguous (a vertebra, an MRI weighting); "pT2" is not
         if any(a <= m.start() < b for a, b in taken):
             continue
-        tnm = Tnm(m.group("prefix") or "", "T" + m.group("t"), "N" + m.group("n") if m.group("n") else None,
+        tnm = Tnm(_as_clinical(m.group("prefix")), "T" + m.group("t"), "N" + m.group("n") if m.group("n") else None,
                   "M" + m.group("m") if m.group("m") else None)
         out.append(StageFinding(m.start(), m.end(), "tnm", tnm.value if tnm.valid else "invalid", tnm.basis, tnm))
         taken.append((m.start(), m.end()))
     for m in _N_ALONE.finditer(text):
         if any(a <= m.start() < b for a, b in taken):
             continue
-        tnm = Tnm(m.group("np"), None, "N" + m.group("n"), None)
+        tnm = Tnm(_as_clinical(m.group("np")), None, "N" + m.group("n"), None)
         out.append(StageFinding(m.start(), m.end(), "tnm", tnm.value if tnm.valid else "invalid", tnm.basis, tnm))
     # "cT2b N2 M1c - IVB", "cT3 N2 (multistation, bulky) M0 = IIIB": the group the TNM is given, without "stage"
     for f in [f for f in out if f.kind == "tnm" and f.value != "invalid"]:
@@ -164,6 +164,12 @@ def find_stages(text: str) -> list[StageFinding]:
 # after a TNM: its remark in brackets, the M category the TNM pattern left out, then "=" / "-" / "->" and a group
 _GROUP_AFTER_TNM = re.compile(r"[ \t]*(?:\([^)\n]{0,30}\)[ \t]*)?(?:[cp]?M(?:x|X|\d[a-d]?)[ \t]*)?(?:=|-|–|—|->|→)[ \t]*"
                               r"(?P<group>IV|III|II|I|0)(?P<sub>[ABC])?(?P<digit>[1-3])?(?![A-Za-z0-9])")
+
+
+def _as_clinical(prefix: str | None) -> str:
+    """An imaging prefix is a clinical stage (AJCC 8 knows c, p, yc, yp, r, a): "mrT3c" (staged on MRI) is
+    stored as cT3c, "ymrT2" as ycT2; the basis stays clinical."""
+    return {"mr": "c", "ymr": "yc"}.get(prefix or "", prefix or "")
 
 
 def parse_tnm(value: str) -> Tnm | None:
@@ -717,6 +723,10 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                     last = ke  # "| BRAF V600E | not detected |": the first cell names what was looked for
                     k += 1
                     continue
+                if sep == ";" and ev and _REFLEX_ISH.match(text, ke):
+                    last = ke  # "HER2: IHC 2+ (equivocal); reflex FISH not amplified": the same marker's ISH
+                    k += 1
+                    continue
                 if sep in (".", ";") or sep in ("but", "with", "|") and ev:
                     break  # a table's next cell ("| stable (MSS) | 1.2% unstable loci |") is another column
                 if sep in (",", "/") and ev and not _continues(tokens, k + 1, n, text):
@@ -925,6 +935,8 @@ def _continues(tokens, k, n, text: str = "") -> bool:
 
 
 _PENDING_WORDS = re.compile(_PENDING, re.I)
+_REFLEX_ISH = re.compile(r"\s*(?:reflex(?:ed)?\s+)?(?:(?:dual[- ]probe|DP)\s+)?(?:F|C|S|DD)?ISH\b(?![^;.\n]{0,40}?\b(?:"
+                         + _PENDING + r")\b)", re.I)
 
 
 def marker_satisfies(required: str, observed: str) -> bool | None:

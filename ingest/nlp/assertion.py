@@ -359,6 +359,24 @@ def context_rules():
                         "side effects of", "toxicities of", "toxicity of", "pros and cons of", "risks and benefits of",
                         "benefits and risks of", "long-term effects of", "late effects of")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
+    # "Nil peripheral neuropathy. Nil fevers/rigors.": British and Australian "no" ("nil by mouth" is a fast)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("nil",)]
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO") for c in ("nil by mouth", "nil per os", "nil orally")]
+    # "profile supports lung primary and argues against metastatic colorectal carcinoma"
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6, allowed_types={"Cancer", "Problem"})
+              for c in ("argues against", "argue against", "arguing against", "speaks against", "speak against")]
+    # "Hand-foot syndrome gr 0", "neuropathy G0": a toxicity graded zero is absent (CTCAE)
+    rules += [ConTextRule("grade 0", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types={"Problem"},
+                          pattern=[{"LOWER": {"IN": ["gr", "gr.", "grade", "g", "ctcae"]}}, {"TEXT": "0"}])]
+    rules += [ConTextRule("g0", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types={"Problem"},
+                          pattern=[{"LOWER": {"IN": ["g0", "gr0", "grade0"]}}])]
+    # "non-smoker", "non-tender": the prefix denies the one word it is joined to
+    rules += [ConTextRule("non-", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=1, allowed_types={"Problem"},
+                          pattern=[{"LOWER": "non"}, {"TEXT": "-"}],
+                          on_modifies=lambda target, modifier, between: target.start == modifier.end and len(target) == 1)]
+    # "Kadcyla was meant to run concurrently": what should have happened, not what did
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
+              for c in ("was meant to", "were meant to", "was supposed to", "were supposed to", "was to have")]
     # "classic ILC is almost always ER-positive": what a tumour type usually shows, not this tumour's result
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types={"Biomarker"})
               for c in ("almost always", "nearly always", "usually", "typically", "generally", "most often",
@@ -494,6 +512,10 @@ def context_rules():
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
                         "was not sent", "not obtained", "not checked",
+                        # "Oxaliplatin not advisable given baseline neuropathy", "molecular testing was not
+                        # requested as the treatment is local"
+                        "not advisable", "is not advisable", "not advised", "inadvisable", "not requested",
+                        "was not requested", "were not requested",
                         # medspaCy's forward "is not" would take the "not" and negate nothing before it
                         "is not indicated", "are not indicated", "was not indicated", "is not needed",
                         "is not required", "is not recommended", "are not recommended", "is not appropriate",
