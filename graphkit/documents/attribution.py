@@ -286,11 +286,9 @@ def dated_otherwise(claim: str, source: str) -> bool:
     # ..., 11/11/2024 - 12/20/2024" for "CRT (documented) from 2024-10-29")
     late_start = all(any(a - slack > day for a, _ in when.ranges(source, dmy)) for dmy in readings)
     # "Completed CAPOX x 4: C1 03/25/2025, ... C4 05/27/2025": the first cycle dates the course's start
-    first_cycle = bool(_FIRST_CYCLE.search(source)) and all(a - slack > day for a, _ in spans)
+    first_cycle = bool(when.FIRST_CYCLE.search(source)) and all(a - slack > day for a, _ in spans)
     return point or late_start or first_cycle or any(b + slack < day for _, b in spans)
 
-
-_FIRST_CYCLE = re.compile(r"\b(?:C1|C1D1|cycle\s*(?:1|one)|D1|day\s*1)\b(?!\s*[-–]\s*\d)", re.I)
 
 
 _TIME_POINT = (r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after|"

@@ -208,6 +208,8 @@ def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date
     return found.pop() if len(found) == 1 else None
 
 
+#: the first cycle or day of a course ("C1", "C1D1", "cycle 1", "D1"), not a range of days ("D1-14")
+FIRST_CYCLE = re.compile(r"\b(?:C1|C1D1|cycle\s*(?:1|one)|D1|day\s*1)\b(?!\s*[-–]\s*\d)", re.I)
 _CYCLE_DAY = re.compile(rf"\b(?:C|cycle\s*)(?P<n>\d{{1,2}})(?:D1)?\s*[:=-]?\s*(?P<day>{_DAY})", re.I)
 
 
