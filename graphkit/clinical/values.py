@@ -45,7 +45,8 @@ _STAGE_TEXT = re.compile(
     r"(?![A-Za-z0-9])", re.I)
 _TNM_TEXT = re.compile(
     r"(?<![A-Za-z0-9])(?P<prefix>ymr|mr|yp|yc|y|p|c|u|r|a)?T(?P<t>is|x|X|mi|\d{1,2}(?:mi|[a-d])?)(?:\([^)]{1,6}\))?"
-    r"(?:[\s,]*(?P<np>ymr|mr|yp|p|c|u)?N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?)?"
+    # "N0(sn)", "N0 (sn) M0", "N1 (2/14)": the node category's method or count in brackets, spaced or not
+    r"(?:[\s,]*(?P<np>ymr|mr|yp|p|c|u)?N(?P<n>x|X|\d(?:mi|[a-c])?)(?:[ \t]?\([^)\n]{1,8}\))?)?"
     r"(?:[\s,]*(?P<mp>p|c)?M(?P<m>x|X|\d[a-d]?)(?:\([^)]{1,6}\))?)?(?![A-Za-z0-9])")
 _N_ALONE = re.compile(r"(?<![A-Za-z0-9])(?P<np>ymr|mr|yp|p|c)N(?P<n>x|X|\d(?:mi|[a-c])?)(?:\([^)]{1,8}\))?(?![A-Za-z0-9])")
 # T3a-d: the rectal MRI sub-stages (extramural depth, ESMO) beside AJCC 8's T categories
@@ -358,6 +359,8 @@ _TOKEN = re.compile(
     r"|(?P<pct><\s?1\s?%|(?:(?:>=|<=|[<>≥≤])\s?)?(?:\d{1,3}(?:\.\d)?\s?(?:-|–|to)\s?\d{1,3}\s?%|\d{1,3}(?:\.\d)?\s?%))"
     # an Allred score, also written bare as its fraction of 8 ("ER 8/8, PR 6/8"; read for ER and PR only)
     r"|(?P<allred>Allred(?:\s+score)?\s*(?:of\s*)?:?\s*(?P<allred_n>[0-8])(?:\s*/\s*8)?|(?<![\d/.])[0-8]\s?/\s?8(?![\d/]))"
+    # "ER 0, PR 0": a receptor written as nought (no stained cells, whatever the scale)
+    r"|(?P<zero>(?-i:(?<=\bER )|(?<=\bPR )|(?<=\bER: )|(?<=\bPR: ))0(?![%\d./]|\s?/\s?8))"
     r"|(?P<ratio>ratio\s*(?:of\s*)?:?\s*(?P<ratio_n>\d+(?:\.\d+)?))"
     r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d]|\.\d)|(?<=HER2: )0(?![%\d]|\.\d))"
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|"
@@ -384,17 +387,31 @@ _TOKEN = re.compile(
     r"unstable|stable|high|low|"
     r"strongly\s+positive|weakly\s+positive|low[- ]positive|positive|pos\b|negative|neg\b|"
     r"equivocal|indeterminate|borderline)|"
+    # "ER-ve/PR+ve", "HER2 -ve": the British sign-and-"ve" forms
+    r"[+\-−]\s?ve\b|"
     r"\(\s*[+\-−]\s*\)|(?<![\s(])\+{1,3}|\+{1,3}(?!\s+[A-Za-z])|\+{1,3}(?=\s+[A-Za-z][\w-]*\s?[+\-−](?!\w))|(?<=[A-Za-z0-9])[-−](?![A-Za-z0-9])|[-−](?=\s*/|\s*,|\s*$|\s+and\b))"
     r"|(?P<sep>/|,|;|\band\b|\bor\b|&|(?<!\.)\.(?:\s|$)|:|\bwith\b|\bbut\b|\|)",
     re.I)
-_DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)\)|"
+_DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)"
+                           # "BRAF V600E (VE1 IHC): negative": the clone and its assay
+                           r"(?:\s+(?:IHC|immunohistochemistry|assay|antibody|clone))?\)|"
                            r"\(codons?\s[\d,\s/and]{1,40}\)|"
                            # a fusion's partner and variant: "ALK rearrangement (EML4-ALK v3) POSITIVE"
                            r"\((?-i:[A-Z][A-Z0-9]{1,7}-[A-Z][A-Z0-9]{1,7})(?:\s+(?:v|variant\s*)\d+[a-z]?)?(?:\s+fusion)?\)",
                            re.I)
+# "EGFR (RT-PCR, exons 18-21): NO mutation detected", "ALK (IHC D5F3, Ventana): NEGATIVE": the method,
+# platform, clone and exons tested, in one bracket beside the marker
+_METHOD_PAREN = re.compile(
+    r"\((?=[^()\n]{0,60}?\b(?:IHC|FISH|ISH|CISH|SISH|NGS|PCR|RT-PCR|qPCR|ddPCR|exons?|codons?|Ventana|clone)\b)"
+    r"(?:[ \t]*(?:IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|RT-PCR|qPCR|ddPCR|real[- ]?time(?:\s+PCR)?|"
+    r"Ventana|Dako|Leica|Roche|cobas|Idylla|Oncomine|Therascreen|Guardant(?:360)?|FoundationOne(?:\s?CDx)?|"
+    r"tissue|plasma|ctDNA|liquid\s+biopsy|panel|assay|"
+    r"exons?\s*\d{1,2}(?:\s*(?:[-–,&/]|and|to)\s*\d{1,2})*|codons?\s*\d{1,3}(?:\s*(?:[-–,&/]|and)\s*\d{1,3})*|"
+    r"clone(?:\s+(?!\))[\w-]+)?|(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)|22C3|28-8)[ \t]*(?:[,;/+]|\band\b)?)+[ \t]*\)",
+    re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"all|both|each|(?:all\s+)?(?:two|three|four)|"
-                     r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|assay|analysis|stain(?:ing)?|reflex(?:ed)?|"
+                     r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|real[- ]?time|qPCR|RT-PCR|ddPCR|assay|analysis|stain(?:ing)?|reflex(?:ed)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
                      r"attempted|[-–—:]|ex(?:on)?\s?\d{1,2}|"
@@ -429,6 +446,9 @@ class BiomarkerFinding:
     flags: tuple[str, ...] = ()  # e.g. "invalid:PD-L1 140%"
 
 
+_SIGN_VE = {"+ve": "positive", "-ve": "negative", "−ve": "negative"}
+
+
 def _pct_value(text: str) -> float | None:
     t = text.replace(" ", "")
     if t.startswith("<1"):
@@ -443,7 +463,8 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
     """Normalize one marker's evidence (token kind, text) to (status, detail, flags)."""
     detail: dict = {}
     flags: list[str] = []
-    words = [re.sub(r"\s+", " ", t.lower()) for k, t in ev if k == "status"]
+    words = [_SIGN_VE.get(w.replace(" ", ""), w)
+             for w in (re.sub(r"\s+", " ", t.lower()) for k, t in ev if k == "status")]
     word = " ".join(words)
     pct = next((_pct_value(t) for k, t in ev if k == "pct"), None)
     allred = next((int(re.search(r"\d", t).group()) for k, t in ev if k == "allred"), None)
@@ -476,6 +497,8 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
             return ("positive" if allred >= 3 else "negative"), detail, flags
         if pct is not None:
             return ("positive" if pct >= 1 else "negative"), detail, flags
+        if any(k == "zero" for k, _ in ev):
+            return "negative", detail, flags
         if "low" in words and not neg:
             detail["low"] = True
             return "positive", detail, flags  # ER-low (1-10%) is positive (ASCO/CAP 2020)
@@ -606,6 +629,17 @@ def mmr_loss_wins(items: list[tuple[str, dict]]) -> list[int]:
     return list(range(len(items)))
 
 
+_NUMBER_CELL = re.compile(r"(?<=\|)(?P<cell>[ \t]*(?:exons?|codons?|ex)?[ \t]*\d{1,3}(?:[ \t]*(?:,|/|-|–|&|and)[ \t]*\d{1,3})*[ \t]*)(?=\|)",
+                          re.I)
+
+
+def _blank_number_cells(text: str) -> str:
+    """"| KRAS | 2, 3, 4 | wild-type |": a table cell holding only the exons or codons tested says what
+    was looked at, not a result; blanked (offsets kept) so the row reads from its marker to its result.
+    O(len(text))."""
+    return _NUMBER_CELL.sub(lambda m: " " * len(m.group()), text) if "|" in text else text
+
+
 def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     """Biomarker statements with normalized values. Handles "ER 80% / PR 5%", "ER+/PR-", "ER/PR
     positive" (one statement, two values), "ALK, ROS1 and KRAS negative" and "negative for EGFR, ALK and
@@ -613,7 +647,8 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     nuclear expression", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated", "HER2: not performed". O(len(text))."""
     # an antibody clone or the codons a panel covers ("ALK IHC (D5F3) negative", "KRAS (codons 12, 13, 61):
     # no mutation") sit between a marker and its result: read past them (blanked, offsets kept)
-    text = _DETAIL_PAREN.sub(lambda m: " " * len(m.group()), text)
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    text = _blank_number_cells(_DETAIL_PAREN.sub(blank, _METHOD_PAREN.sub(blank, text)))
     tokens = []
     for m in _TOKEN.finditer(text):
         kind = next(k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n"))
@@ -660,7 +695,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
         group, seps = [tokens[i]], []
         j = i + 1
         while j < n:
-            if tokens[j][0].startswith("M_") and text[group[-1][2]:tokens[j][1]].strip() == "(":
+            if tokens[j][0] == group[-1][0] and text[group[-1][2]:tokens[j][1]].strip() == "(":
                 j += 1  # "HER2 (ERBB2)": one marker
                 continue
             if tokens[j][0] == "variant" and j + 2 < n and _gap_ok(text, group[-1][2], tokens[j][1]) \
@@ -848,7 +883,9 @@ _TOPIC_AFTER = re.compile(r"\s*(?:[:=(|]|-\s|status|test\w*|analys[ie]s|panel|sc
 _TOPIC_BEFORE = re.compile(r"\b(?:no|not|non|without|test(?:ing|ed|s)?|for|if|whether|any|check\w*|assess\w*|"
                            r"screen\w*|send|sent|request\w*|rule\s+out|r/o|exclude|look\w*|unknown|possible|"
                            r"suspected|\?)\s*(?:germline\s+|somatic\s+|an?\s+|the\s+|activating\s+)?$", re.I)
-_LOOKED_FOR = re.compile(r"^(?:mutations?|alterations?|variants?|fusions?|rearrangements?|translocation)$", re.I)
+# "| HER2 | amplification | not amplified |": a table's middle cell names what was looked for
+_LOOKED_FOR = re.compile(r"^(?:mutations?|alterations?|variants?|fusions?|rearrangements?|translocation|"
+                         r"amplification)$", re.I)
 
 
 _LIST_STOP = re.compile(r"\n|\.(?:\s|$)|;")
@@ -931,7 +968,7 @@ def _continues(tokens, k, n, text: str = "") -> bool:
         return False
     if k < n and tokens[k][0] == "status" and _PENDING_WORDS.fullmatch(tokens[k][3].strip()):
         return False  # "HER2 IHC 2+ (equivocal), reflex FISH sent": a test still to report, not this result
-    return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps", "cps")
+    return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps", "cps", "zero")
 
 
 _PENDING_WORDS = re.compile(_PENDING, re.I)
