@@ -155,7 +155,7 @@ class Lexicon:
         self.exact: dict[tuple[str, ...], Bucket] = {}
         self.max_len: dict[str, int] = {}
         self.max_len_exact: dict[str, int] = {}
-        self.drug_words: dict[str, list[str]] = {}  # first letter → one-word drug names (spelling repair)
+        self.spelled_words: dict[str, list[str]] = {}  # first three letters → one-word drug and finding names (spelling repair)
         self.canonical: dict[tuple[str, str], Concept] = {}  # (system, code) → its one name and source
 
     # -- building ------------------------------------------------------------------------------------------
@@ -191,7 +191,9 @@ class Lexicon:
         longest term)."""
         toks = [t for t in tokens(text) if t[2] not in _IGNORED]
         keys = [norm_token(t[2]) for t in toks]
-        passes = ((self.exact, self.max_len_exact, [t[2] for t in toks]), (self.terms, self.max_len, keys))
+        # an acronym's plural is written with a small s ("GGOs", "LNs", "UTIs"): matched as the acronym
+        as_written = [t[2][:-1] if _ACRONYM_PLURAL.match(t[2]) else t[2] for t in toks]
+        passes = ((self.exact, self.max_len_exact, as_written), (self.terms, self.max_len, keys))
         found: list[Match] = []
         n = len(toks)
         shouting = _shouting(text)
@@ -219,34 +221,66 @@ class Lexicon:
         return select_longest(found)
 
 
-    def index_drug_words(self) -> None:
-        """One-word drug names by their first three letters: a misspelling keeps its start far more often
-        than not, and the bucket keeps spelling repair cheap."""
+    def index_spelled_words(self) -> None:
+        """One-word drug and finding names by their first three letters: a misspelling keeps its start far
+        more often than not, and the bucket keeps spelling repair cheap."""
         for key, bucket in self.terms.items():
-            if len(key) == 1 and len(key[0]) >= 6 and key[0].isalpha() and "Medication" in bucket.kinds:
-                self.drug_words.setdefault(key[0][:3], []).append(key[0])
+            if len(key) == 1 and len(key[0]) >= 6 and key[0].isalpha() and SPELLED_KINDS & set(bucket.kinds):
+                self.spelled_words.setdefault(key[0][:3], []).append(key[0])
 
-    def misspelled_drug(self, word: str) -> tuple[str, tuple[Concept, ...]] | None:
+    def misspelled(self, word: str) -> tuple[str, str, tuple[Concept, ...]] | None:
         """A word that is no term and no English word but within edit distance 1 (7-8 letters) or 2 (9+)
-        of exactly one drug name: (that name, its concepts). "anastrazole" → anastrozole. An -ing or -ed form
-        is a verb's, never a drug's ("fungating" is no misspelt "Fungata")."""
+        of one drug name, or one edit of a finding's, nearer than to any other: (that name, its kind, its
+        concepts).
+        "anastrazole" → anastrozole, "carboplatn" → carboplatin (not the Spanish "carboplatino", one edit
+        further), "fatigeu" → fatigue (a swap of two letters is one edit). An -ing or -ed form is a verb's,
+        never a drug's ("fungating" is no misspelt "Fungata")."""
         low = word.lower()
         if len(low) < 7 or not low.isalpha() or low.endswith(("ing", "ed")) or (inflection_stem(low),) in self.terms:
             return None
-        candidates = self.drug_words.get(low[:3], ())
+        candidates = self.spelled_words.get(low[:3], ())
         if not candidates or _zipf(low) > 0:
             return None
         limit = 1 if len(low) <= 8 else 2
         # the word as written (or without a plural s), never its stem: "Oncomine" less its final e would be one
         # letter from "oncovin"
         forms = {low, low[:-1]} if low.endswith("s") else {low}
-        hits = {w for w in candidates for f in forms
-                if abs(len(w) - len(f)) <= limit and _edit_distance(w, f, limit) <= limit}
+        dist: dict[str, int] = {}
+        for w in candidates:
+            # a drug's name is repaired within the length's limit; a finding's for one letter left out,
+            # doubled or swapped only, never replaced ("adenoca" is no misspelt "adenoma", "hemithorax" no
+            # "hemothorax")
+            drug = "Medication" in self.terms[(w,)].kinds
+            most, replaced = (limit, 1) if drug else (1, 2)
+            for f in forms:
+                # a misspelling keeps its end as it keeps its start ("metastsis" is no misspelt "metastin",
+                # "Dermabond" no "dermaton"); a swap of the last two letters keeps it too ("fatigeu")
+                if abs(len(w) - len(f)) <= most and _same_end(f, w):
+                    d = _edit_distance(w, f, most, replaced)
+                    if d <= most:
+                        dist[w] = min(d, dist.get(w, d))
+        if not dist:
+            return None
+        best = min(dist.values())
+        hits = [w for w, d in dist.items() if d == best]
         if len(hits) != 1:
             return None
-        name = hits.pop()
-        kind, concepts, _ = self.terms[(name,)].best()
-        return (name, concepts) if kind == "Medication" else None
+        kind, concepts, _ = self.terms[(hits[0],)].best()
+        return (hits[0], kind, concepts) if kind in SPELLED_KINDS else None
+
+
+_ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+
+
+def _same_end(a: str, b: str) -> bool:
+    """Do two words end alike: each one's last letter among the other's last two, a final e aside (the
+    lexicon keys drop it: "anastrozol")? O(1)."""
+    a, b = a.removesuffix("e") or a, b.removesuffix("e") or b
+    return a[-1] in b[-2:] and b[-1] in a[-2:]
+
+
+#: the kinds whose misspelt one-word names are repaired
+SPELLED_KINDS = frozenset({"Medication", "Problem"})
 
 
 # a substance followed by a result: a bare number or a concentration ("Calcium 13.8 mg/dL", "corrected
@@ -264,16 +298,21 @@ def _shouting(text: str) -> bool:
     return len(letters) >= 20 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
-def _edit_distance(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance, giving up (limit + 1) once it must exceed ``limit``. O(len(a)·len(b))."""
-    prev = list(range(len(b) + 1))
+def _edit_distance(a: str, b: str, limit: int, substitution: int = 1) -> int:
+    """Edit distance with a swap of two adjacent letters as one edit (optimal string alignment: "fatigeu"
+    is one edit from "fatigue") and a letter replaced by another costing ``substitution``, giving up
+    (limit + 1) once it must exceed ``limit``. O(len(a)·len(b))."""
+    before, prev = None, list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
         for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (substitution if ca != cb else 0))
+            if before is not None and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                d = min(d, before[j - 2] + 1)
+            cur.append(d)
         if min(cur) > limit:
             return limit + 1
-        prev = cur
+        before, prev = prev, cur
     return prev[-1]
 
 
@@ -363,7 +402,7 @@ def build_lexicon() -> Lexicon:
         # named canonically; the kind stays the source's (it decides what the surface names in text)
         c = lex.canonical[(entry.concept.system, entry.concept.code)]
         lex.add(replace(entry, concept=replace(c, kind=entry.concept.kind) if c.kind != entry.concept.kind else c))
-    lex.index_drug_words()
+    lex.index_spelled_words()
     return lex
 
 

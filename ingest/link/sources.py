@@ -499,8 +499,12 @@ def drugs() -> Iterator[Entry]:
                 concepts.append(Concept("DrugBank", data["drugbank_id"], display, "Medication", source))
             if data.get("mesh_id") and mesh_use[data["mesh_id"]] == 1:
                 concepts.append(Concept("MeSH", data["mesh_id"], display, "Medication", source))
+            # "snare" is the endoscopist's loop; the source names "SNARE Proteins": an acronym is matched
+            # only as the source writes it
+            head = display.split()[0] if display.split() else ""
+            acronym = variant.upper() if variant.upper() in (head, head + "S") and is_acronym(head) else None
             for c in concepts or [Concept("graphkit-drug", canon, display, "Medication", source)]:
-                yield Entry(variant, c, 10)
+                yield Entry(acronym or variant, c, 10, acronym is not None)
 
 
 # -- curated tables ----------------------------------------------------------------------------------------------
