@@ -46,10 +46,19 @@ _COUNTS = [str(n) for n in range(1, 25)] + ["one", "two", "three", "four", "five
                                             "ten", "eleven", "twelve", "a", "an"]
 
 #: Relatives a clinician names after a disease ("breast cancer in mother", "CRC in 2 brothers").
-_RELATIVES = ("mother", "father", "mom", "dad", "sister", "sisters", "brother", "brothers", "sibling", "siblings",
+_RELATIVES = ("mother", "father", "mom", "mum", "dad", "sister", "sisters", "brother", "brothers", "sibling", "siblings",
               "son", "sons", "daughter", "daughters", "aunt", "aunts", "uncle", "uncles", "cousin", "cousins",
               "grandmother", "grandfather", "grandparent", "grandparents", "niece", "nephew", "mgm", "pgm",
               "mgf", "pgf")
+
+
+def _answer_or_bullet(target, modifier, span_between) -> bool:
+    """"Mucositis - none": the answer negates the finding before it; "- Nil fevers" opens a bullet and
+    negates what follows it (only at the line's start)."""
+    if target.start < modifier.start:
+        return True
+    doc = modifier.doc
+    return modifier.start == 0 or "\n" in doc[modifier.start - 1].text_with_ws
 
 
 def default_context_rules(context):
@@ -128,10 +137,18 @@ def context_rules():
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    # "her earlier radiotherapy was to the left side only": care before this one
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=2, allowed_types={"Medication", "Procedure"})
+              for c in ("earlier",)]
     # "adjuvant chemo complete", "RT complete": a course over
     rules += [ConTextRule(c, "HISTORICAL", direction="BACKWARD", max_scope=3, allowed_types={"Medication", "Procedure"},
                           on_modifies=_both(reach(3), lambda target, modifier, between: _said_complete(modifier)))
               for c in ("complete", "now complete", "is complete", "all complete")]
+    # "all systemic therapy already delivered pre-op (TNT)": given before this visit
+    rules += [ConTextRule(c, "HISTORICAL", direction="BACKWARD", max_scope=4, allowed_types={"Medication", "Procedure"})
+              for c in ("already delivered", "already given", "already received", "already completed",
+                        "already administered", "already done", "already been given", "already been delivered",
+                        "already had", "already underwent")]
     # "Oncotype DX ... to inform adjuvant chemo": the care is the decision a test serves
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, on_modifies=reach(3, care_only=True))
               for c in ("to inform", "to guide", "will inform", "will guide")]
@@ -330,6 +347,11 @@ def context_rules():
     # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
               for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for")]
+    # "provisional theatre slot held 16.06 and provisional chemo-day slot 10.06": a slot held is a booking
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("provisional", "provisionally", "tentative", "tentatively")]
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
+              for c in ("slot", "slot held", "slot booked", "slots")]
     # "RT was part of the plan after lumpectomy": the plan, not the care
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("part of the plan", "was part of the plan", "is part of the plan", "part of plan",
@@ -362,6 +384,11 @@ def context_rules():
     # "Nil peripheral neuropathy. Nil fevers/rigors.": British and Australian "no" ("nil by mouth" is a fast)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("nil",)]
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO") for c in ("nil by mouth", "nil per os", "nil orally")]
+    # a toxicity checklist's "Mucositis - none.", "Diarrhoea – nil": the answer after the finding's name
+    # ("- Nil fevers" at a bullet's start is the British "no", forward)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=3, on_modifies=_answer_or_bullet)
+              for c in ("- none", "– none", "- nil", "– nil")]
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO") for c in ("- none of", "– none of")]
     # "profile supports lung primary and argues against metastatic colorectal carcinoma"
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6, allowed_types={"Cancer", "Problem"})
               for c in ("argues against", "argue against", "arguing against", "speaks against", "speak against")]
@@ -435,6 +462,11 @@ def context_rules():
     # "mother d. ovarian ca at 45": "d." (died) is no sentence's end after a relative
     rules += [ConTextRule("<relative> d.", "FAMILY", direction="FORWARD", max_scope=6, pattern=[
         {"LOWER": {"IN": list(_RELATIVES)}}, {"LOWER": {"IN": ["d.", "dec.", "dec'd"]}}])]
+    # "Mum had ovarian ca at 49, MGM breast ca": the British "mum" and the grandparents' abbreviations read
+    # forward like medspaCy's own relatives ("mother ...")
+    rules += [ConTextRule("<relative>", "FAMILY", direction="FORWARD", pattern=[
+        {"LOWER": {"IN": ["mum", "mums", "mummy", "mgm", "pgm", "mgf", "pgf"]}},
+        {"LOWER": {"IN": ["'s", "'"]}, "OP": "?"}])]
     # "FDR w/ CRC <60": a first-degree relative's cancer
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6)
               for c in ("fdr", "fdrs", "first-degree relative", "first degree relative", "1st-degree relative",
@@ -615,7 +647,9 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2)
               for c in ("evaluation", "eval", "assessment for")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
-              for c in ("evaluation for", "eval for", "referred for consideration of", "consideration of")]
+              for c in ("evaluation for", "eval for", "referred for consideration of", "consideration of",
+                        # a referral letter's "Please assess for (bi)lobectomy": the question, not the operation
+                        "assess for", "evaluate for", "suitability for", "candidacy for")]
     # the reason for a consult is care to weigh, but a disease named as the reason is the patient's
     # ("Reason for referral: newly diagnosed metastatic sigmoid adenocarcinoma")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types=set(CARE))
@@ -660,7 +694,7 @@ def context_rules():
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for",
-                        "re-offer")]
+                        "re-offer", "keen on", "keen for", "is keen on", "very keen on", "open to", "is open to")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
               for c in ("both options", "are options", "as options", "as an option", "is an option", "an option")]
     # "Neoadjuvant chemo-IO (nivolumab + platinum doublet, CheckMate 816) was offered": the offer names the
@@ -825,6 +859,11 @@ def context_rules():
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=4, allowed_types={"Medication"})
               for c in ("progressing on", "progression on", "progressive disease on", "pd on", "already on",
                         "already taking")]
+    # a nursing assessment's "using emollients", "loperamide PRN effective": the drugs taken now
+    rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=3, allowed_types={"Medication"})
+              for c in ("using", "uses", "taking", "is taking", "is using")]
+    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=3, allowed_types={"Medication"})
+              for c in ("effective", "prn effective", "is effective", "helps", "helping", "is helping", "working")]
     rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
               for c in ("continue", "continues", "continuing", "cont", "cont.", "cont'd", "contd", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance",
@@ -1137,7 +1176,7 @@ def with_clause_limit(rule):
     return rule
 
 
-_KIN = re.compile(r"\b(?:mother|father|mom|dad|parents?|sisters?|brothers?|siblings?|aunts?|uncles?|cousins?|"
+_KIN = re.compile(r"\b(?:mother|father|mom|mum|dad|parents?|sisters?|brothers?|siblings?|aunts?|uncles?|cousins?|"
                   r"daughters?|sons?|children|grand\w*|nieces?|nephews?|twin|maternal|paternal|family|familial|"
                   r"relatives?|fdrs?|fhx|fh|mgm|mgf|pgm|pgf)\b", re.I)
 
@@ -1158,6 +1197,9 @@ def _cue(ent, mods) -> str | None:
     return " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods) or None
 
 
+_PERFORMANCE_CODES = frozenset({"89247-1"})  # ECOG performance status score (graphkit's value parser)
+
+
 def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | None) -> tuple[str, str | None]:
     """(assertion, the cue that decided it) for a mention given its ConText entity. Precedence: who has
     it (family), then negated > possible > planned > historical > present (guideline section 3)."""
@@ -1171,7 +1213,11 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         # test in a statement that names no relative ("FHx: ... uncle with CRC. Germline panel 02/2025: no
         # pathogenic variants"; a drug there stays the relative's: "Sister -\nEGFR+ ..., on osimertinib")
         section = None
-    if ent._.is_family or section == "Family History":
+    # "FHx: father - lung ca, died at 70. Brother healthy.\nECOG 1.": a performance status is the patient's
+    own = any(c.system == "LOINC" and c.code in _PERFORMANCE_CODES for c in concepts)
+    if own and section == "Family History":
+        section = None
+    if (ent._.is_family or section == "Family History") and not own:
         negated = ent._.is_negated and not _only_result_cues(ent, mods)
         return ("negated" if negated else "family"), cue
     if kind in ("Biomarker", "Stage"):
@@ -1234,6 +1280,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "planned", cue
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
+    if section == "Specimen" and kind == "Procedure":
+        return "historical", cue  # "Specimen: R mastectomy and axillary clearance": the operation is over
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 

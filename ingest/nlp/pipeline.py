@@ -197,7 +197,8 @@ def _opens_label(text: str, start: int, end: int):
 _LABEL_LEAD = re.compile(r"\s*(?:[A-Za-z][A-Za-z-]*\s+){0,2}")
 
 
-_ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2)\s*$", re.I)
+# "on RA", "95% RA", "weaned to RA", "back to room air": the oxygen a patient breathes
+_ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2|\b(?:weaned|back|down|returned)\s+to)\s*$", re.I)
 
 
 _SERVICE_BEFORE = re.compile(r"\b(?:thoracic|breast|colorectal|general|surgical|plastic|vascular|cardiac|"
@@ -401,7 +402,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m)]
-    repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms])
+    repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
     for m in terms:
@@ -492,28 +493,29 @@ _IMAGING_CODES = {"77477000", "113091000", "16310003", "82918005", "168537006", 
 
 
 def _spelling_repairs(text: str, lexicon: Lexicon, taken: list[tuple[int, int]]) -> list[Found]:
-    """Misspelled drug names ("anastrazole"): coded as the one drug they are a letter or two from, and
-    flagged (``spelling:``) so the ingest summary reports them."""
+    """Misspelled drug and finding names ("anastrazole", "constipaton"): coded as the one term they are
+    a letter or two from, and flagged (``spelling:``) so the ingest summary reports them."""
     out = []
     for m in _WORD.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken) or _INNER_CAPITAL.search(m.group()):
             continue  # a product's CamelCase name ("ChemoCare", "PowerChart") is no misspelled drug
-        hit = _misspelled_drug(lexicon, m.group())
+        hit = _misspelled(lexicon, m.group())
         if hit:
-            out.append(Found(m.start(), m.end(), "Medication", hit[1], flags=(f"spelling:{m.group()}~{hit[0]}",),
+            out.append(Found(m.start(), m.end(), hit[1], hit[2], flags=(f"spelling:{m.group()}~{hit[0]}",),
                              priority=9))
     return out
 
 
+_TEST_RESULT_NO = re.compile(r"\W*(?:no|not\s+detected|none\s+detected|negative|neg)\b", re.I)
 _WORD = re.compile(r"[A-Za-z]{7,}")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 
 
 @lru_cache(maxsize=200_000)
-def _misspelled_drug(lexicon: Lexicon, word: str):
-    """:meth:`Lexicon.misspelled_drug`, remembered: the same long words recur in every note and each
-    costs a word-frequency lookup and edit distances."""
-    return lexicon.misspelled_drug(word)
+def _misspelled(lexicon: Lexicon, word: str):
+    """:meth:`Lexicon.misspelled`, remembered: the same long words recur in every note and each costs a
+    word-frequency lookup and edit distances."""
+    return lexicon.misspelled(word)
 _FINDING_CODES = {"R22.9", "R91.1", "lesion", "R59.9", "K63.5", "J90", "ulcer"}
 
 
@@ -631,8 +633,9 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
             if label:
                 rest = text[f.end + label.end():]
                 said = label_assertion(rest)
-                # "MRI pelvis: no residual tumor" is the test's result, not "no MRI" (guideline R11)
-                if not (said == "negated" and f.kind == "Test" and re.match(r"\W*no\b", rest, re.I)):
+                # "MRI pelvis: no residual tumor", "MLH1 promoter methylation: not detected" are the test's
+                # result, not "no MRI" (guideline R11)
+                if not (said == "negated" and f.kind == "Test" and _TEST_RESULT_NO.match(rest)):
                     assertion = said or assertion
             value = ";".join(f.values) if f.values else None
             mentions.append(Mention(f.start, f.end, text[f.start:f.end], f.kind, assertion, f.concepts, value,
@@ -710,8 +713,12 @@ def _awaited_event(text: str, m: Mention) -> Mention:
     return m
 
 
-_LEAD_PLAN = re.compile(r"^\W*(?:(?:we|I|MDT|board|team)\s+)?(?:would\s+)?(?:recommends?|recommended|recommendation|"
-                        r"proposes?|proposed|advises?|advised|plan(?:s|\s+is)?|suggests?)\b", re.I)
+_LEAD_PLAN = re.compile(r"^\W*(?:(?:(?:we|I|MDT|board|team)\s+)?(?:would\s+)?(?:recommends?|recommended|recommendation|"
+                        r"proposes?|proposed|advises?|advised|plan(?:s|\s+is)?|suggests?)\b"
+                        # "Tumour board: upfront BCS + SLNB f/b adjuvant chemo with trastuzumab": the board's
+                        # decision, written after its name
+                        r"|(?:(?:multidisciplinary\s+)?tumou?r\s+board|MDT|MDM|board)(?:\s+(?:\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?|"
+                        r"outcome|decision|consensus|opinion))?\s*[:–-](?!\s*(?:discussed|reviewed|presented)\b))", re.I)
 
 
 def _lead_plan(text: str, mentions: list[Mention]) -> list[Mention]:
@@ -719,7 +726,11 @@ def _lead_plan(text: str, mentions: list[Mention]) -> list[Mention]:
     sentence that opens with a recommendation is one, to its end (a word-counted cue scope stops
     short of a long regimen). Care with no cue of its own becomes planned. Pure."""
     lead = _LEAD_PLAN.match(text)
-    return _plan_uncued(mentions, lead.group().strip()) if lead else mentions
+    if not lead:
+        return mentions
+    # the board that decided is no plan of its own ("Tumour board: ..." met)
+    return [m for m in mentions if m.start < lead.end()] + _plan_uncued(
+        [m for m in mentions if m.start >= lead.end()], lead.group().strip())
 
 
 def _plan_uncued(mentions: list[Mention], cue: str) -> list[Mention]:
@@ -911,6 +922,12 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
             if lead and lead[0] < day and (lead[1] or m.kind == "Procedure") and \
                     not _CLAUSE_BREAK.search(text[:m.start]):
                 over = lead[0]
+        if over is None and m.kind in when.KINDS and note_day is not None and not m.detail.get("start"):
+            # "C1 28/08: docetaxel + cyclophosphamide": the line's first cycle dates the course's start
+            line = text[text.rfind("\n", 0, m.start) + 1:m.start]
+            began = when.first_cycle_line(line, note_day, day_first)
+            if began is not None and began <= when.as_day(note_day) and not _CLAUSE_BREAK.search(line):
+                m = replace(m, detail={**m.detail, "start": began.isoformat()})
         later = None if over else when.starts_after(text, m.end, note_day, day_first)
         if later:
             return replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")

@@ -25,6 +25,8 @@ _ORD = r"(?:st|nd|rd|th)?"
 # 2/5/24, 04.03.2025 (dotted: day first), 2024-02-05. The one reader of dates: sentences, clauses, starts
 _DAY = (rf"(?:(?<![\d.])\d{{1,2}}{_ORD}[\s-]{_MON},?[\s-]\d{{4}}|{_MON}\s+\d{{1,2}}{_ORD},?\s+\d{{4}}|"
         r"(?<![\d/.])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d|\.\d)|"
+        # "10-03-2025" (Dutch, German, Indian notes): read like the slashed form, by the note's order
+        r"(?<![\d-])\d{1,2}-\d{1,2}-\d{4}(?![\d-])|"
         r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-]))")
 _DAY_RX = re.compile(_DAY, re.I)
 DAY, MONTH = _DAY, _MON  # for a reader that puts its own words before a date ("since", "started")
@@ -47,8 +49,8 @@ KINDS = ("Procedure", "Medication")
 _WORD_END = re.compile(r"[\w/.-]*")
 
 
-_NUMERIC_DAY = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])")
-_NUMERIC_DATE = re.compile(r"(?<![\d/])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])")
+_NUMERIC_DAY = re.compile(r"(?<![\d/-])(\d{1,2})(?:/(\d{1,2})/(?:\d{4}|\d{2})(?![\d/])|-(\d{1,2})-\d{4}(?![\d-]))")
+_NUMERIC_DATE = re.compile(r"(?<![\d/-])\d{1,2}(?:/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|-\d{1,2}-\d{4}(?![\d-]))")
 
 
 # "3 Mar - 9 Apr 2025", "Mar 3 - Apr 9, 2025", "24 Jun to 1 Aug 2024": a range's first day takes its year from
@@ -88,7 +90,7 @@ def _with_range_years(text: str) -> str:
 def date_order(texts: list[str]) -> bool | None:
     """How the texts write numeric dates: True day first ("29/08/2024"), False month first ("08/29/2024"),
     None when no date decides (every one could be either, or they disagree). O(text)."""
-    firsts = [(int(a), int(b)) for t in texts for a, b in _NUMERIC_DAY.findall(t)]
+    firsts = [(int(a), int(b or c)) for t in texts for a, b, c in _NUMERIC_DAY.findall(t)]
     dm, md = any(a > 12 >= b for a, b in firsts), any(b > 12 >= a for a, b in firsts)
     return dm if dm != md else None
 
@@ -140,8 +142,8 @@ def exact_day(text: str, day_first: bool = False) -> date | None:
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
             return date.fromisoformat(t)
-        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", t):
-            mo, da, yr = (int(x) for x in t.split("/"))
+        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}-\d{1,2}-\d{4}", t):
+            mo, da, yr = (int(x) for x in re.split(r"[/-]", t))
             if day_first:
                 mo, da = da, mo
             return date(yr + 2000 if yr < 100 else yr, mo, da)
@@ -298,6 +300,33 @@ def ranges(text: str, day_first: bool = False):
 # paclitaxel": a history line that opens with its date (or period), then what happened then
 _LEADING = re.compile(rf"^[\s*•·>-]*(?P<a>{_D})(?:\s*(?:-|–|to|through|thru)\s*(?P<b>{_D}))?\s*(?::|-|–|—)?\s+"
                       r"(?=[A-Za-z0-9]|$)", re.I)
+
+
+# "  C1 28/08: docetaxel 75 mg/m2 + cyclophosphamide 600 mg/m2": a first-cycle line opening with its day,
+# often without its year
+_FIRST_CYCLE_LINE = re.compile(r"^[\s*•·>-]*(?:C|cycle\s*)1(?:\s*D1)?\s*[:,=-]?\s*(?P<a>\d{1,2})[/.](?P<b>\d{1,2})"
+                               r"(?:[/.](?P<y>\d{4}|\d{2}))?(?![/.]?\d)\s*(?::|-|–|—)\s*", re.I)
+
+
+def first_cycle_line(text: str, note_day: date | datetime, day_first: bool = False) -> date | None:
+    """The day a line opening with its first cycle ("C1 28/08:", "Cycle 1 02.05.2024 -") gives: the
+    course's start. A day written without its year takes the note's (the year before, when that day
+    would fall after the note). ``text`` is the line up to the mention. O(1)."""
+    m = _FIRST_CYCLE_LINE.match(text)
+    if m is None:
+        return None
+    a, b = int(m.group("a")), int(m.group("b"))
+    dd, mm = (a, b) if day_first or b > 12 else (b, a)
+    day = as_day(note_day)
+    year = int(m.group("y")) if m.group("y") else day.year
+    year = year + 2000 if year < 100 else year
+    try:
+        found = date(year, mm, dd)
+    except ValueError:
+        return None
+    if not m.group("y") and found > day:
+        found = found.replace(year=year - 1) if not (mm == 2 and dd == 29) else None
+    return found
 
 
 def leading_date(text: str, day_first: bool = False) -> tuple[date, bool] | None:

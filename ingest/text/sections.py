@@ -67,6 +67,8 @@ CANONICAL = {
     "advice": "Plan", "adv": "Plan", "advised": "Plan", "advise": "Plan", "next steps": "Plan", "discharge plan": "Plan",
     # a tumour board's "Outcome:" is its decision, care still to come
     "outcome": "Plan", "mdt outcome": "Plan", "tumor board outcome": "Plan", "tumour board outcome": "Plan",
+    # a European MDT's "Proposition:" / "Proposal:": what the board proposes
+    "proposition": "Plan", "proposal": "Plan", "proposed plan": "Plan", "suggested plan": "Plan",
     "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan", "discussion points": "Plan",
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
@@ -74,6 +76,11 @@ CANONICAL = {
     # "Follow-up: CT TAP at 12 months": the arrangements still to come
     "follow-up": "Plan", "follow up": "Plan", "followup": "Plan", "f/u": "Plan", "follow-up plan": "Plan",
     "f/u plan": "Plan",
+    # an infusion record's "Administered:" lists what was given at this visit, not a plan
+    **dict.fromkeys(("administered", "given", "treatment given", "treatment administered", "drugs administered",
+                     "medications administered", "medications given", "chemotherapy administered",
+                     "chemotherapy given", "chemo given", "chemo administered", "treatment today",
+                     "today's treatment"), "Treatment Given"),
     # a letter's "Background:", an oncology history and the treatment so far list what came before this visit
     **dict.fromkeys(_HISTORY_HEADERS, "Past Medical History"),
     # a pathology report's specimen list and gross description name the operation that yielded the tissue
@@ -81,7 +88,7 @@ CANONICAL = {
 }
 UNLABELED = "Unlabeled"
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
-_RELATIVES = {"mother", "father", "mom", "dad", "sister", "brother", "sibling", "siblings", "aunt", "uncle",
+_RELATIVES = {"mother", "father", "mom", "mum", "dad", "sister", "brother", "sibling", "siblings", "aunt", "uncle",
               "daughter", "son", "grandmother", "grandfather", "cousin", "niece", "nephew", "maternal", "paternal",
               "parents", "children", "twin"}
 
@@ -222,5 +229,14 @@ def _split(text: str) -> list[Section]:
             continue
         # a report's title ("MRI BREASTS BILATERAL W/WO CONTRAST") names what was done: it is read too
         title = canonical_name(raw) is None and raw.strip().strip(":").isupper() and not raw.rstrip().endswith(":")
+        # "FHx: none relevant." then a blank line: a list written on its header's line ends at the paragraph
+        # (the colonoscopy report after it is no relative's)
+        line_end = text.find("\n", body, end)
+        if name in _LIST_SECTIONS and text[body:line_end if line_end >= 0 else end].strip():
+            gap = re.compile(r"\n[ \t]*\n").search(text, body, end)
+            if gap and text[gap.end():end].strip():
+                sections.append(Section(len(sections), name, raw, body, gap.start()))
+                sections.append(Section(len(sections), UNLABELED, None, gap.end(), end))
+                continue
         sections.append(Section(len(sections), name, raw, start if title else body, end))
     return sections
