@@ -140,19 +140,28 @@ def _labelled(prefix: str) -> list[tuple[dict, bool]]:
     return [(c, labels[i]) for i, c in cands.items() if i in labels]
 
 
+def _same_sentence(text: str, found: list[list[str]]) -> list[str]:
+    """The stored sentences that are the pair's sentence: the same text; else those inside it (its parts);
+    else one that holds it."""
+    same = [i for i, t in found if t == text]
+    inside = [i for i, t in found if t != text and t.strip() in text]
+    return same or inside or [i for i, t in found if text in t][:1]
+
+
 def stored_statements(store, items: list[tuple[dict, bool]]) -> dict[str, dict]:
     """Candidate id -> what ingestion stored for its sentence (documents.job.sentence_statements, the
-    production check's input); pairs from before sentence ids are found by patient and exact sentence
-    text. Candidates whose sentence is not in the graph (not ingested) are left out, so the check reads
-    the bare sentence for them."""
+    production check's input), found by patient and sentence text (:func:`_same_sentence`). Candidates
+    whose sentence is not in the graph (not ingested) are left out, so the check reads the bare sentence
+    for them."""
     from graphkit.documents.job import sentence_statements
     from graphkit.state.io import load_facts
 
-    need = [{"patient": c["patient"], "text": c["sentence"]} for c, _ in items if not c.get("sentence_id")]
-    by_text = {(r["patient"], r["text"]): r["ids"] for r in store.read("testing.sentences_by_text", rows=need)} \
-        if need else {}
-    sids = {c["id"]: ([c["sentence_id"]] if c.get("sentence_id") else by_text.get((c["patient"], c["sentence"]), []))
-            for c, _ in items}
+    # by text, not by the id the pair was made with: a later code may split the note otherwise, and an id
+    # would then name another sentence
+    rows = [{"patient": p, "text": t} for p, t in sorted({(c["patient"], c["sentence"]) for c, _ in items})]
+    by_text = {(r["patient"], r["text"]): _same_sentence(r["text"], r["found"])
+               for r in store.read("testing.sentences_overlapping_text", rows=rows)} if rows else {}
+    sids = {c["id"]: by_text.get((c["patient"], c["sentence"]), []) for c, _ in items}
     facts = [f for fs in load_facts(store, sorted({c["patient"] for c, _ in items})).values() for f in fs]
     by_sentence = sentence_statements(store, [s for v in sids.values() for s in v], facts)
     out = {}

@@ -73,9 +73,12 @@ RETURN toString(ev.valid_time) AS time
 MATCH (c:Chunk {encounter: $encounter})
 RETURN c.id AS id, c.text AS text
 
-// name: sentences_by_text
-// A patient's sentences with exactly this text (labelled attribution pairs that predate sentence ids).
+// name: sentences_overlapping_text
+// A patient's sentences whose text is a labelled pair's sentence, or lies inside it, or holds it: the pair's
+// sentence as this code splits it (a header the code now reads splits "Administered: pembrolizumab ...").
 UNWIND $rows AS row
 MATCH (:Patient {id: row.patient})-[:HAD_ENCOUNTER]->(:Encounter)-[:DOCUMENTED_BY]->(:Note)-[:HAS_SECTION]->(:Section)
-      -[:HAS_SENTENCE]->(t:Sentence {text: row.text})
-RETURN row.patient AS patient, row.text AS text, collect(t.id) AS ids
+      -[:HAS_SENTENCE]->(t:Sentence)
+WHERE t.text = row.text OR (size(trim(t.text)) >= 12 AND row.text CONTAINS trim(t.text))
+   OR (size(row.text) >= 12 AND t.text CONTAINS row.text)
+RETURN row.patient AS patient, row.text AS text, collect([t.id, t.text]) AS found

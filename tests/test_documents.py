@@ -103,6 +103,18 @@ def test_a_sentence_that_dates_the_event_otherwise_does_not_support_the_claim():
     crt = "Concurrent CRT: IMRT 60 Gy/30 fx, 11/11/2024 - 12/20/2024."
     assert dated_otherwise("CRT (documented) from 2024-10-29", crt)
     assert not dated_otherwise("CRT (documented) from 2024-11-11", crt)
+    # a dashed day ("10-03-2025", European notes) dates a course as a slashed one does
+    said = "Cisplatin/etoposide C1 10-03-2025 to C4 23-05-2025; thoracic RT 45 Gy BID concurrent with C2."
+    assert dated_otherwise("Cisplatin (documented) from 2025-06-24", said)
+    assert not dated_otherwise("Cisplatin (documented) from 2025-03-10", said)
+
+
+def test_a_cancer_claimed_as_spread_needs_a_sentence_that_says_it_spread():
+    from graphkit.documents.attribution import supports
+
+    claim = "Metastatic invasive lobular carcinoma L breast was first recorded on 2025-09-08"
+    assert not supports(claim, "invasive lobular carcinoma of the breast, classic type, G2.", 0.9).supported
+    assert supports(claim, "Liver biopsy: metastatic invasive lobular carcinoma, breast primary.", 0.9).supported
 
 
 def test_a_course_begun_earlier_a_value_that_differs_and_care_named_as_a_time_point_support_nothing():

@@ -874,3 +874,62 @@ def test_nil_argues_against_grade_zero_non_and_care_that_was_meant_to_happen(nlp
     assert [v for f in find_biomarkers("HER2: IHC 2+ (equivocal); reflex FISH sent.") for v in f.values] == [
         "HER2=equivocal"]
     assert [f.value for f in find_stages("mid rectal tumour, mrT3c, EMVI positive")] == ["cT3c"]
+
+
+def test_british_signs_methods_in_brackets_tables_and_checklist_answers(nlp):
+    from graphkit.clinical.values import find_biomarkers, find_stages
+
+    def values(text):
+        return [v for f in find_biomarkers(text) for v in f.values]
+
+    assert values("ER-ve/PR-ve/HER2-ve (triple negative).")[:3] == ["ER=negative", "PR=negative", "HER2=negative"]
+    assert values("ER +ve, PR -ve.") == ["ER=positive", "PR=negative"]
+    assert values("ER 0, PR 0, HER2 0.") == ["ER=negative", "PR=negative", "HER2=negative"]
+    assert values("Pembrolizumab not indicated (ALK+).") == ["ALK=positive"]  # no synonym of another marker
+    assert values("EGFR (RT-PCR, exons 18-21): NO mutation detected") == ["EGFR=wild-type"]
+    assert values("ALK (IHC D5F3, Ventana): NEGATIVE") == ["ALK=negative"]
+    assert values("BRAF V600E (VE1 IHC): negative.") == ["BRAF=wild-type"]
+    assert values("KRAS exon 2 (codons 12/13) real-time PCR: not detected.") == ["KRAS=wild-type"]
+    # a table's middle cell says what was tested, not the result
+    assert values("| KRAS | 2, 3, 4        | wild-type                      |") == ["KRAS=wild-type"]
+    assert values("| HER2 | amplification  | not amplified                  |") == ["HER2=negative"]
+    assert [f.value for f in find_stages("IDC gr III, pT1c N0 (sn) M0, Stage IA.")] == ["pT1cN0M0", "IA"]
+    cases = [  # (sentence, mention, assertion)
+        ("FHx: BRCA1 carrier. Mum had ovarian ca at 49, MGM breast ca.", "ovarian ca", "family"),
+        ("FHx: BRCA1 carrier. Mum had ovarian ca at 49, MGM breast ca.", "breast ca", "family"),
+        ("- Mucositis - none. No fever.", "Mucositis", "negated"),
+        ("Tumour board: upfront BCS + SLNB f/b adjuvant chemo with trastuzumab x 1 yr.", "trastuzumab x 1 yr",
+         "planned"),
+        ("Tumour board: upfront BCS + SLNB f/b adjuvant chemo with trastuzumab x 1 yr.", "Tumour board", "present"),
+        ("No treatment started. Provisional chemo-day slot 10.06 held.", "chemo", "planned"),
+        ("MDT: all systemic therapy already delivered pre-op -> no adjuvant chemotherapy.", "systemic therapy",
+         "historical"),
+        ("Our staging: cT3 N1 M0 = stage IIIA. Please assess for lobectomy.", "lobectomy", "possible"),
+        ("Rash gr 2 - on doxycycline, using emollients. Loperamide PRN effective.", "emollients", "present"),
+    ]
+    assert [_assertion(nlp, sentence, word) for sentence, word, _ in cases] == [a for _, _, a in cases]
+    assert _one(nlp, "MLH1 promoter methylation: not detected.")[0][2] == "present"  # a test's result (R11)
+    # the patient's performance status under a family history list; room air after "weaned to"
+    assert _one(nlp, "ECOG 1.", "Family History")[0][2] == "present"
+    assert all(k != "Problem" for _, k, _, _ in _one(nlp, "Required 4 L NC, weaned to RA by day 6."))
+    # misspelt findings and drugs: one edit, the word's end kept; never a cancer's shorthand
+    said = {(t, k) for t, k, _, _ in _one(nlp, "Mild fatigeu, constipaton. Weekly carboplatn. Sigmoid adenoca.")}
+    assert {("fatigeu", "Problem"), ("constipaton", "Problem"), ("carboplatn", "Medication")} <= said
+    assert all(k != "Problem" for t, k, _, _ in _one(nlp, "Sigmoid adenoca (pT3N1bM0) dx 1/2022.") if t == "adenoca")
+    assert all(k != "Medication" for _, k, _, _ in _one(nlp, "Two diminutive polyps - cold snare."))
+
+
+def test_a_list_on_its_header_line_ends_at_the_paragraph_and_first_cycles_date_a_course():
+    from datetime import date
+
+    from ingest.nlp import when
+    from ingest.text.sections import split_sections
+
+    text = "FHx: none relevant.\n\nColonoscopy 05.03.2025: two sigmoid polyps.\n"
+    names = [(s.name, text[s.start:s.end].strip()[:11]) for s in split_sections(text)]
+    assert names == [("Family History", "none releva"), ("Unlabeled", "Colonoscopy")]
+    assert when.first_cycle_line("  C1 28/08: ", date(2025, 9, 22), day_first=True) == date(2025, 8, 28)
+    assert when.first_cycle_line("  C1 28/12: ", date(2025, 9, 22), day_first=True) == date(2024, 12, 28)
+    assert when.first_cycle_line("  C2 18/09: ", date(2025, 9, 22), day_first=True) is None
+    assert list(when.days("Cisplatin/etoposide C1 10-03-2025 to C4 23-05-2025", day_first=True)) == [
+        date(2025, 3, 10), date(2025, 5, 23)]
