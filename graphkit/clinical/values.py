@@ -637,7 +637,12 @@ def _blank_number_cells(text: str) -> str:
     """"| KRAS | 2, 3, 4 | wild-type |": a table cell holding only the exons or codons tested says what
     was looked at, not a result; blanked (offsets kept) so the row reads from its marker to its result.
     O(len(text))."""
-    return _NUMBER_CELL.sub(lambda m: " " * len(m.group()), text) if "|" in text else text
+    return _NUMBER_CELL.sub(_spaces, text) if "|" in text else text
+
+
+def _spaces(m: re.Match) -> str:
+    """A match blanked, its offsets kept."""
+    return " " * len(m.group())
 
 
 def find_biomarkers(text: str) -> list[BiomarkerFinding]:
@@ -647,8 +652,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     nuclear expression", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated", "HER2: not performed". O(len(text))."""
     # an antibody clone or the codons a panel covers ("ALK IHC (D5F3) negative", "KRAS (codons 12, 13, 61):
     # no mutation") sit between a marker and its result: read past them (blanked, offsets kept)
-    blank = lambda m: " " * len(m.group())  # noqa: E731
-    text = _blank_number_cells(_DETAIL_PAREN.sub(blank, _METHOD_PAREN.sub(blank, text)))
+    text = _blank_number_cells(_DETAIL_PAREN.sub(_spaces, _METHOD_PAREN.sub(_spaces, text)))
     tokens = []
     for m in _TOKEN.finditer(text):
         kind = next(k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n"))

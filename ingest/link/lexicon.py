@@ -231,10 +231,9 @@ class Lexicon:
     def misspelled(self, word: str) -> tuple[str, str, tuple[Concept, ...]] | None:
         """A word that is no term and no English word but within edit distance 1 (7-8 letters) or 2 (9+)
         of one drug name, or one edit of a finding's, nearer than to any other: (that name, its kind, its
-        concepts).
-        "anastrazole" → anastrozole, "carboplatn" → carboplatin (not the Spanish "carboplatino", one edit
-        further), "fatigeu" → fatigue (a swap of two letters is one edit). An -ing or -ed form is a verb's,
-        never a drug's ("fungating" is no misspelt "Fungata")."""
+        concepts). "anastrazole" → anastrozole, "carboplatn" → carboplatin (not the Spanish "carboplatino",
+        one edit further), "fatigeu" → fatigue (a swap of two letters is one edit). An -ing or -ed form is a
+        verb's, never a drug's ("fungating" is no misspelt "Fungata")."""
         low = word.lower()
         if len(low) < 7 or not low.isalpha() or low.endswith(("ing", "ed")) or (inflection_stem(low),) in self.terms:
             return None

@@ -87,6 +87,7 @@ CANONICAL = {
     **dict.fromkeys(_SPECIMEN_HEADERS, "Specimen"),
 }
 UNLABELED = "Unlabeled"
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _LIST_SECTIONS = {"Family History", "Social History", "Past Medical History", "Past Surgical History", "Allergies"}
 _RELATIVES = {"mother", "father", "mom", "mum", "dad", "sister", "brother", "sibling", "siblings", "aunt", "uncle",
               "daughter", "son", "grandmother", "grandfather", "cousin", "niece", "nephew", "maternal", "paternal",
@@ -233,7 +234,7 @@ def _split(text: str) -> list[Section]:
         # (the colonoscopy report after it is no relative's)
         line_end = text.find("\n", body, end)
         if name in _LIST_SECTIONS and text[body:line_end if line_end >= 0 else end].strip():
-            gap = re.compile(r"\n[ \t]*\n").search(text, body, end)
+            gap = _PARAGRAPH_BREAK.search(text, body, end)
             if gap and text[gap.end():end].strip():
                 sections.append(Section(len(sections), name, raw, body, gap.start()))
                 sections.append(Section(len(sections), UNLABELED, None, gap.end(), end))
