@@ -1280,8 +1280,6 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "planned", cue
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
-    if section == "Specimen" and kind == "Procedure":
-        return "historical", cue  # "Specimen: R mastectomy and axillary clearance": the operation is over
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 
