@@ -222,7 +222,7 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
         shared = ()  # a pathological stage is not supported by a clinical one
     if shared and _only_as_time_point(head, source, set(named_codes(head))):
         shared = ()  # "skin healed after RT", "post-chemo": the care names a time, the sentence does not state it
-    if _SPREAD.search(head) and not _SPREAD_SAID.search(source):
+    if _SPREAD.search(head) and not _says_spread(source):
         contradicted = True  # "Metastatic ILC" is not what "invasive lobular carcinoma, classic type" states (rule 2)
     # "tamoxifen (started) from 2025-05-31" is not what "Started tamoxifen on 26 May 2025" says, however close
     contradicted = contradicted or dated_otherwise(claim, source) or value_disagrees(claim, source)
@@ -234,8 +234,15 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
 
 # a cancer claimed as spread needs a sentence that says it has spread
 _SPREAD = re.compile(r"\b(?:metastatic|metastases|metastasis|recurrent)\b", re.I)
-_SPREAD_SAID = re.compile(r"metasta|\bmets?\b|(?<![A-Za-z])[cp]?M1|stage\s*IV|\bIV[ABC]?\b|secondar|deposits?|"
-                          r"recurr|relaps|spread|disseminat|oligo", re.I)
+_SPREAD_SAID = re.compile(r"metasta|\bmets?\b|secondar|deposits?|recurr|relaps|spread|disseminat|oligo", re.I)
+
+
+def _says_spread(source: str) -> bool:
+    """Does the sentence say the cancer spread: in words, or by a stage IV or an M1 (read by the stage
+    parser, the one owner of stage)? O(len(source))."""
+    return bool(_SPREAD_SAID.search(source)) or any(
+        f.value.startswith("IV") or (f.tnm is not None and (f.tnm.m or "").startswith("M1"))
+        for f in find_stages(source))
 _CLAIM_DETAIL = re.compile(r",\s*(percent|tps|cps|ihc|alteration)\s+([^,;]+)")
 
 
