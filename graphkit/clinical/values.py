@@ -768,7 +768,8 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                     continue
                 if sep in (".", ";") or sep in ("but", "with", "|") and ev:
                     break  # a table's next cell ("| stable (MSS) | 1.2% unstable loci |") is another column
-                if sep in (",", "/") and ev and not _continues(tokens, k + 1, n, text):
+                if sep in (",", "/") and (ev or k + 1 < n and "\n" in text[ke:tokens[k + 1][1]]) \
+                        and not _continues(tokens, k + 1, n, text):
                     break
                 last = ke
                 k += 1
@@ -968,8 +969,8 @@ def _continues(tokens, k, n, text: str = "") -> bool:
     "high"/"low" that qualifies something else ("BRCA2 carrier, high risk for breast cancer", "MSS,
     low TMB")."""
     if k < n and tokens[k][0] == "status" and tokens[k][3].strip().lower() in ("high", "low") \
-            and _NOT_MARKER_LEVEL.match(text, tokens[k][2]):
-        return False
+            and (_NOT_MARKER_LEVEL.match(text, tokens[k][2]) or "\n" in text[tokens[k - 1][2]:tokens[k][1]]):
+        return False  # (nor a "high"/"low" opening the next line: "blood PR,\nLOW ~8 kg" is weight loss)
     if k < n and tokens[k][0] == "status" and _PENDING_WORDS.fullmatch(tokens[k][3].strip()):
         return False  # "HER2 IHC 2+ (equivocal), reflex FISH sent": a test still to report, not this result
     return k < n and tokens[k][0] in ("status", "pct", "ihc", "ratio", "variant", "allred", "tps", "cps", "zero")

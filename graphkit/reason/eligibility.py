@@ -60,8 +60,12 @@ def check_site(state: PatientState, site: str) -> Check:
         return Check("site", site, None, UNKNOWN)
     ok = site in sites or site_group(site) == site or any(site_group(s) == site for s in sites)
     ev = tuple(e.event for c in state.cancers if c.site for e in c.evidence[:1])
-    if not ok and any(site_group(s) == s and site_group(site) == s for s in sites):
-        return Check("site", site, "/".join(sites), UNKNOWN, ev)  # "colorectal": colon or rectum not said
+    # "colorectal": colon or rectum not said, unless another of the patient's records says which ("R colon
+    # ca" beside a "colorectal adenocarcinoma" whose note named no organ)
+    said = {s for s in sites if site_group(s) != s}
+    if not ok and any(site_group(s) == s and site_group(site) == s and not any(site_group(x) == s for x in said)
+                      for s in sites):
+        return Check("site", site, "/".join(sites), UNKNOWN, ev)
     return Check("site", site, "/".join(sites), SATISFIED if ok else VIOLATED, ev)
 
 

@@ -221,6 +221,9 @@ def context_rules():
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=10)
               for c in ("ddx includes", "ddx incl", "differential includes", "differential diagnosis includes",
                         "ddx:", "differential:", "differential diagnosis:")]
+    # "Imp: ? anal canal malignancy, DDx low rectal ca": the alternative diagnosis named after the word
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
+              for c in ("ddx", "d/dx", "differential diagnosis", "differential dx", "differentials")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("c/w", "compatible with", "worrisome for", "attributed to", "initially attributed to")]
     # "after neoadjuvant TCHP", "following lumpectomy", "after long-course CRT + TME": what comes after these
@@ -233,7 +236,7 @@ def context_rules():
     # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
     # COPD is real)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
-              for c in ("refuses", "not a candidate for", "not interested in", "no interest in", "does not want",
+              for c in ("refuses", "not a candidate for", "not for", "not interested in", "no interest in", "does not want",
                         "doesn't want", "did not want",
                         "not a surgical candidate for", "no indication for",
                         "opted against", "did not receive", "has not received",
@@ -558,6 +561,16 @@ def context_rules():
               for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
                         "in case of", "to evaluate for", "to rule out", "options include",
                         "options including", "would consider", "could consider", "candidate for")]
+    # a genomic report's therapy lines ("EGFR exon 19 deletion -> FDA-approved therapies: osimertinib,
+    # erlotinib ..."): what a result would support, never what was given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=14, allowed_types=set(CARE))
+              for c in ("approved therapies", "approved therapy", "approved agents", "potential therapies",
+                        "therapies with clinical benefit", "therapies with potential clinical benefit",
+                        "therapies with potential benefit", "therapy options", "therapeutic options",
+                        "targeted therapy options", "relevant therapies", "matched therapies",
+                        "predicts response to", "predictive of response to", "predicts sensitivity to",
+                        "predictive of sensitivity to", "associated with response to",
+                        "associated with sensitivity to", "may benefit from", "may respond to")]
     # "if" makes what follows conditional, and the care right before it ("bevacizumab if mutated"); so do
     # "discussed" and "considered" ("AC-THP discussed as alternative", "chemo-IO considered, not favored")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8, on_modifies=reach(4, care_only=True))
@@ -830,9 +843,15 @@ def context_rules():
                         "would do", "would perform", "would offer", "would suggest", "would consider",
                         "would proceed with", "would go with", "would opt for", "would then do")]
     # "Start alectinib 600 mg BID -- first dose taken in clinic today": begun, not only ordered
-    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"})
-              for c in ("first dose taken", "first dose given", "first dose administered", "first dose was given",
-                        "first dose was taken", "1st dose taken", "1st dose given")]
+    # ("alectinib (Alecensa) 600 mg BD - PBS authority approved; first dose taken in clinic today": the first
+    # dose is the line's drug's, past a semicolon; written with its day, the longer cue outranks "taken in
+    # clinic today" below, which keeps to its clause)
+    first_dose = ("first dose taken", "first dose given", "first dose administered", "first dose was given",
+                  "first dose was taken", "1st dose taken", "1st dose given")
+    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=18, allowed_types={"Medication"},
+                          on_modifies=inside_parenthesis)
+              for c in (*first_dose, *(f"{c} {when}" for c in first_dose
+                                       for when in ("today", "in clinic", "in clinic today", "this morning")))]
     # "- Pegfilgrastim on-body injector applied today", "dexamethasone 8 mg BID x3d (started yesterday)": in a
     # plan section, care already given
     rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
