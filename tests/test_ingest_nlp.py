@@ -933,3 +933,41 @@ def test_a_list_on_its_header_line_ends_at_the_paragraph_and_first_cycles_date_a
     assert when.first_cycle_line("  C2 18/09: ", date(2025, 9, 22), day_first=True) is None
     assert list(when.days("Cisplatin/etoposide C1 10-03-2025 to C4 23-05-2025", day_first=True)) == [
         date(2025, 3, 10), date(2025, 5, 23)]
+
+
+def test_differentials_genomic_report_lines_staff_lists_labels_specimens_and_zero_grades(nlp):
+    from graphkit.clinical.values import find_biomarkers
+
+    cases = [  # (sentence, mention, assertion)
+        ("Imp: ? anal canal malignancy, DDx low rectal ca.", "low rectal ca", "possible"),
+        ("EGFR exon 19 deletion -> FDA-approved therapies: osimertinib, erlotinib.", "osimertinib", "possible"),
+        ("Not for first-line chemo-immunotherapy.", "chemo-immunotherapy", "negated"),
+        ("Alectinib 600 mg BD - PBS approved; first dose taken in clinic today.", "Alectinib 600 mg", "present"),
+        ("81 y/o woman, former 30 pk-yr smoker, with severe COPD.", "smoker", "historical"),
+        ("Her former oncologist noted fatigue.", "fatigue", "present"),
+        ("| Hand-foot syndrome | 0 | |", "Hand-foot syndrome", "negated"),
+        ("| Fatigue | 1 | |", "Fatigue", "present"),
+    ]
+    assert [_assertion(nlp, sentence, word) for sentence, word, _ in cases] == [a for _, _, a in cases]
+    # "LOW" opening the next line is not the marker's level
+    assert [v for f in find_biomarkers("ER 90%, blood PR,\nLOW ~8 kg weight loss") for v in f.values] == ["ER=positive"]
+    # a field label names no operation of its own; the teams present are no care
+    kinds = {t: k for t, k, _, _ in _one(nlp, "Operation: Robotic ultra-low anterior resection with TME, stapled.")}
+    assert "Operation" not in kinds and kinds.get("TME") == "Procedure"
+    assert not [t for t, k, _, _ in _one(nlp, "pulmonology, thoracic surgery, radiation oncology.", "Attending")
+                if k == "Procedure"]
+    assert {(t, k) for t, k, _, _ in _one(nlp, "Grade 2 radiation dermatitis, settling.")} >= {
+        ("radiation dermatitis", "Problem")}
+    said = {t: k for t, k, _, _ in _one(nlp, 'Sister had "cancer of the gullet", mother "cancer of the womb".')}
+    assert said.get("cancer of the gullet") == said.get("cancer of the womb") == "Cancer"
+    # a capitalized title names the document; "PE:" heads the examination; "faint" before a finding
+    assert not _one(nlp, "SURGICAL PATHOLOGY REPORT")
+    assert not _one(nlp, "TELEPHONE ENCOUNTER - Breast Oncology NP")
+    from ingest.text.sections import canonical_name
+    assert canonical_name("PE") == canonical_name("O/E") == "Physical Exam"
+    assert [k for t, k, _, _ in _one(nlp, "Faint erythema of the fold.") if t.lower() == "faint"] == []
+    # deposits named by their site's disease; nodal micrometastases are findings of their own
+    said = {t: (k, a) for t, k, a, _ in _one(nlp, "No peritoneal disease or extrahepatic disease; liver disease.")}
+    assert said.get("peritoneal disease") == said.get("extrahepatic disease") == ("Problem", "negated")
+    assert "liver disease" not in said or said["liver disease"][1] != "negated"
+    assert ("micrometastasis", "Problem") in {(t, k) for t, k, _, _ in _one(nlp, "One node with a micrometastasis.")}

@@ -120,6 +120,12 @@ def as_phrases(rule, nlp, limit: int = 512) -> list:
                         terminated_by=rule.terminated_by, metadata=rule.metadata) for p in phrases]
 
 
+_PERFORMANCE = re.compile(r"\b(?:ECOG|PS|WHO|KPS|Karnofsky|performance|Zubrod)\b", re.I)
+# what may stand between "former"/"ex" and the habit: an amount, an intensity ("former 30 pk-yr smoker")
+_HABIT_BETWEEN = re.compile(r"[\s\-]*(?:(?:\d+(?:\.\d+)?|heavy|light|social|daily|occasional|cigarette|cigar|pipe|"
+                            r"pk|pack|packs|py|yr|yrs|year|years|pk-yr|pack-year|pack-years|/|-)[\s\-]*)*", re.I)
+
+
 def context_rules():
     """Cues clinical notes use that the stock ConText rules lack (found with bench/assertion_eval.py on
     its development notes, and from oncology usage: planned, completed, declined)."""
@@ -400,6 +406,18 @@ def context_rules():
                           pattern=[{"LOWER": {"IN": ["gr", "gr.", "grade", "g", "ctcae"]}}, {"TEXT": "0"}])]
     rules += [ConTextRule("g0", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types={"Problem"},
                           pattern=[{"LOWER": {"IN": ["g0", "gr0", "grade0"]}}])]
+    # "ex-smoker (40 py)", "former 30 pk-yr smoker", "ex heavy drinker": a habit given up is history
+    # (only across an amount or an intensity: "her former oncologist noted fatigue" is today's fatigue)
+    habit = lambda target, modifier, between: bool(_HABIT_BETWEEN.fullmatch(between.text))  # noqa: E731
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=7, allowed_types={"Problem"},
+                          on_modifies=habit)
+              for c in ("former", "ex")]
+    # a toxicity table's row graded (or counted) zero: "| Hand-foot syndrome | 0 | |" is absent (a
+    # performance status of 0 is a value, not an absence)
+    rules += [ConTextRule("| 0 |", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=10, allowed_types={"Problem"},
+                          pattern=[{"TEXT": "|"}, {"TEXT": "0"}, {"TEXT": "|"}],
+                          on_modifies=lambda target, modifier, between: modifier.start == target.end
+                          and not _PERFORMANCE.search(target.text))]
     # "non-smoker", "non-tender": the prefix denies the one word it is joined to
     rules += [ConTextRule("non-", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=1, allowed_types={"Problem"},
                           pattern=[{"LOWER": "non"}, {"TEXT": "-"}],

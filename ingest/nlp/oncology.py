@@ -73,15 +73,16 @@ SITES: dict[str, tuple[str, str | None]] = {
     "pancreas": (r"(?:(?:head|body|tail|neck|uncinate\s+process)\s+of\s+(?:the\s+)?)?pancreas|"
                  r"pancreatic(?:\s+(?:head|body|tail|neck|uncinate(?:\s+process)?))?", None),
     "stomach": (r"stomach|gastric", None),
-    "esophagus": (r"o?esophagus|o?esophageal", None),
+    # the words patients and relatives use ("cancer of the gullet", "cancer of the womb", "voice box cancer")
+    "esophagus": (r"o?esophagus|o?esophageal|gullet|food\s*pipe", None),
     "bladder": (r"(?:urinary\s+)?bladder", None),
     "kidney": (r"kidneys?", None),
-    "uterus": (r"endometri(?:um|al)|uter(?:us|ine)", None),
+    "uterus": (r"endometri(?:um|al)|uter(?:us|ine)|womb", None),
     # "cervical" alone is the neck's (nodes, spine)
     "cervix": (r"cervix|cervical(?=\s+(?:cancer|carcinoma|ca|adenocarcinoma|squamous))", None),
     "thyroid": (r"thyroid(?:\s+gland)?", None),
     "testis": (r"testis|testes|testicular", None),
-    "larynx": (r"larynx|laryngeal", None),
+    "larynx": (r"larynx|laryngeal|voice\s*box", None),
 }
 #: the sites graphkit's guidelines are written for (and the anus, which must not be read as the rectum)
 GUIDELINE_SITES = ("breast", "lung", "colorectal", "colon", "rectum", "anus")
@@ -337,7 +338,11 @@ _METASTASIS = re.compile(
     # the pipeline adds the cancer a deposit proves beside it)
     rf"metastatic\s+(?:(?:poorly|moderately|well)[\s-]differentiated\s+)?"
     rf"(?:adeno|squamous\s+cell\s+|small\s+cell\s+|ductal\s+|lobular\s+|urothelial\s+)?carcinoma(?!\s+(?:of|from)\b)|"
-    rf"distant\s+(?:metastas[ie]s|mets|disease)|metastases|metastasis|carcinomatosis))(?![A-Za-z])", re.I)
+    rf"distant\s+(?:metastas[ie]s|mets|disease)|metastases|metastasis|carcinomatosis)|"
+    # "no peritoneal disease", "visceral disease", "extrahepatic disease": in a cancer note, deposits at sites
+    # whose own diseases are not written so ("liver disease", "lung disease" are the organ's own)
+    rf"(?P<d_peritoneum>peritoneal|omental)\s+(?:disease|deposits?)|(?P<d_lymph_node>nodal)\s+deposits?|"
+    rf"(?P<d_other>visceral|extra-?hepatic|extra-?thoracic)\s+(?:disease|deposits?))(?![A-Za-z])", re.I)
 
 
 @dataclass(frozen=True)
@@ -354,8 +359,8 @@ def find_metastases(text: str) -> list[MetastasisFinding]:
     code by site (C79.9 when no site is written). O(len(text))."""
     out = []
     for m in _METASTASIS.finditer(text):
-        site = next((k for k in METASTASIS_SITES if (m.groupdict().get("m_" + k.replace(" ", "_"))
-                                                     or m.groupdict().get("n_" + k.replace(" ", "_")))), None)
+        site = next((k for k in METASTASIS_SITES if any(m.groupdict().get(p + k.replace(" ", "_"))
+                                                        for p in ("m_", "n_", "d_"))), None)
         if site is None and "carcinomatosis" in m.group().lower():
             site = "peritoneum"
         icd = METASTASIS_SITES[site][1] if site else "C79.9"

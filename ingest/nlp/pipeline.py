@@ -179,7 +179,8 @@ class Found:
 
 
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
-_MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis|distant", re.I)
+_MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis|distant|(?:peritoneal|omental|nodal|visceral|hepatic|"
+                             r"thoracic)\s+(?:disease|deposit)", re.I)
 _HISTOLOGY_DEPOSIT = re.compile(r"carcinoma\s*$", re.I)  # a metastasis named by its histology
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky|PS\s*[:=]?\s*[0-5]|[Pp]erformance\s+status")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
@@ -243,9 +244,10 @@ def service(text: str, m) -> bool:
         or _STAFF_LABEL.match(line) or _title_line(text, m.start))
 
 
-_STAFF_LABEL = re.compile(r"^\W*(?:consultant|referring(?:\s+(?:physician|doctor|clinician))?|referred\s+by|referrer|"
-                          r"attendees?|surgeon|assistant|requested\s+by|ordering\s+physician|cc|copy\s+to)\s*:",
-                          re.I)
+_STAFF_LABEL = re.compile(r"^\W*(?:consultant|(?:referring|requesting)(?:\s+(?:physician|doctor|clinician|provider))?|"
+                          r"referred\s+by|referrer|attendees?|attending|present|in\s+attendance|(?:team\s+)?members|"
+                          r"surgeon|assistant|requested\s+by|ordering\s+(?:physician|provider|clinician)|cc|"
+                          r"copy\s+to)\s*:", re.I)
 
 
 def _title_line(text: str, start: int) -> bool:
@@ -267,6 +269,22 @@ def _title_line(text: str, start: int) -> bool:
 _DOCUMENT_WORD = re.compile(r"\b(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|CLINIC|MDT|MDM|MEETING|DEPARTMENT|DEPT|"
                             r"UNIT|SERVICE|CONFERENCE|BOARD|INTAKE|VISIT|REVIEW|FOLLOW-?UP|F/U)\b")
 _SIGNED_TITLE = re.compile(r"\s[-–—]\s*(?:Dr|Prof|Mr|Ms|Mrs|Miss)\.?\s+[A-Z]")
+
+
+_DOCUMENT_AFTER = re.compile(r"\s+(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|VISIT|ENCOUNTER|REVIEW)\b")
+_DOCUMENT_END = re.compile(r"(?:CONSULT(?:ATION)?|ENCOUNTER|VISIT|NOTE|REVIEW)$")
+
+
+def document_title(text: str, m) -> bool:
+    """"SURGICAL PATHOLOGY REPORT", "OPERATION NOTE", "NEW PATIENT CONSULTATION", "TELEPHONE ENCOUNTER": a
+    care or test word in the note's capitalized title names the kind of document, not an event of its own
+    (the report's body says what was done)."""
+    word = text[m.start:m.end]
+    if m.kind not in ("Procedure", "Test") or not word.isupper():
+        return False
+    if not text[:m.start].strip() and _DOCUMENT_END.search(word):
+        return True  # the first words of the note: "TELEPHONE ENCOUNTER - Breast Oncology NP"
+    return _title_line(text, m.start) and bool(_DOCUMENT_AFTER.match(text, m.end) or _DOCUMENT_END.search(word))
 
 
 _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
@@ -300,9 +318,37 @@ def compound_part(text: str, m) -> bool:
 _NAMES_STRUCTURE = re.compile(r"\s+(?:vessels?|artery|arteries|vein|veins|pedicles?|protector|retractor)\b", re.I)
 
 
+_FAINT_OF = re.compile(r"\s+(?:erythema|uptake|enhancement|opacit(?:y|ies)|densit(?:y|ies)|calcifications?|lines?|shadow(?:ing)?|"
+                       r"rash|murmur|pulses?|bruit|ground[- ]glass|nodules?|staining|positivity|expression|bands?|signal|"
+                       r"pinkness|redness|tenderness|wheeze|crackles|FDG|avidity)\b", re.I)
+
+
 def structure_word(text: str, m) -> bool:
-    """A problem term that only qualifies the anatomy or device named after it ("colic vessels")."""
-    return m.kind == "Problem" and bool(_NAMES_STRUCTURE.match(text, m.end))
+    """A problem term that only qualifies the anatomy or device named after it ("colic vessels"), or the
+    finding after it ("faint erythema" is no syncope)."""
+    if m.kind != "Problem":
+        return False
+    return bool(_NAMES_STRUCTURE.match(text, m.end)) or text[m.start:m.end].lower() == "faint" and bool(
+        _FAINT_OF.match(text, m.end))
+
+
+#: the generic "surgical procedure" concept: "surgery", "operation" with no operation named
+GENERIC_OPERATION = "387713003"
+_LABEL_WORDS = ("surgery", "operation", "surgical procedure", "procedure")
+_LABEL_COLON = re.compile(r"(?:\s+(?:note|notes|details|performed|done|report|name))?\s*:", re.I)
+
+
+def operation_label(text: str, m, terms) -> bool:
+    """A generic operation word used as a field label before the operation it introduces ("Operation:
+    Robotic ultra-low anterior resection with TME", "Surgery: R partial mastectomy + SLNB 6/18/2024"): the
+    operation is the one named after it. (A specimen's "resection", "on excision" stay: labellers take them
+    as the patient's operation.) O(terms)."""
+    if m.kind != "Procedure" or not m.concepts or m.concepts[0].code != GENERIC_OPERATION \
+            or text[m.start:m.end].lower() not in _LABEL_WORDS or not _LABEL_COLON.match(text, m.end):
+        return False
+    line_end = text.find("\n", m.end) % (len(text) + 1)
+    return any(t.kind == "Procedure" and t.concepts and t.concepts[0].code != GENERIC_OPERATION
+               and m.end < t.start < line_end for t in terms)
 
 
 _MEASURE_AFTER = re.compile(r"\s*[:=]?\s*[<>≤≥~]?\s*\d+(?:\.\d+)?\s*(?:c?Gy|%|mg|mcg|µg|g/dl|g/l|mm|cm|ml|l\b|mmol|"
@@ -401,7 +447,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
-             and not compound_part(text, m) and not structure_word(text, m)]
+             and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
+             and not document_title(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -651,6 +698,10 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
                     mentions = [m for m in mentions if m not in overlap]
                     mentions.append(Mention(ent.start_char, ent.end_char, ent.text, kind, "present",
                                             tuple(lexicon.lookup(ent.text))))
+        if section and _STAFF_LABEL.match(section + ":"):
+            # "Attending: pulmonology, thoracic surgery, ..." read as a section of its own: the teams present
+            first_line = text.find("\n") % (len(text) + 1)
+            mentions = [m for m in mentions if not (m.end <= first_line and m.text.lower() in _CARE_WORDS | {"surgery", "oncology"})]
         mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
         out.append(_by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions)))))
     return out

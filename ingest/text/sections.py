@@ -45,6 +45,9 @@ CANONICAL = {
     "medications on discharge": "Discharge Medications", "d/c meds": "Discharge Medications",
     "allergies": "Allergies", "review of systems": "Review of Systems", "ros": "Review of Systems",
     "physical exam": "Physical Exam", "physical examination": "Physical Exam", "exam": "Physical Exam",
+    # "PE: ECOG 0, chest clear" is the examination, not a pulmonary embolism; "O/E:" British
+    "pe": "Physical Exam", "p/e": "Physical Exam", "o/e": "Physical Exam", "on examination": "Physical Exam",
+    "examination": "Physical Exam",
     "vital signs": "Vital Signs", "vitals": "Vital Signs", "results": "Results", "labs": "Results",
     "pertinent results": "Results", "imaging": "Imaging", "findings": "Findings", "impression": "Impression",
     "assessment": "Assessment and Plan", "plan": "Plan", "recommendation": "Plan", "recommendations": "Plan",
