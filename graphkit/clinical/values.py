@@ -378,9 +378,10 @@ _TOKEN = re.compile(
     r"|(?P<status>(?<![A-Za-z])(?:"
     rf"{_NOT_TESTED}|{_PENDING}|"
     r"not\s+amplified|non-?amplified|amplified|amplification|"
-    r"wild[- ]?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:(?:likely\s+)?pathogenic\s+|reportable\s+|clinically\s+significant\s+)?"
+    r"wild(?:[- ]|\s)?type|\bWT\b|un-?mutated|non-?mutated|no\s+(?:(?:likely\s+)?pathogenic\s+|reportable\s+|clinically\s+significant\s+)?"
     r"(?:mutations?|alterations?|fusions?|rearrangements?|variants?)\s*(?:detected|identified)?|"
     r"not\s+detected|none\s+detected|undetected|not\s+identified|detected|"
+    r"not\s+(?:mutated|mutant|rearranged|altered)|"
     r"mutated|mutations?|mutant|variant|alterations?|carrier|pathogenic|"
     r"rearranged|rearrangements?|fusions?|translocation|"
     r"deficient|deficiency|proficient|intact|retained|preserved|lost|loss|absent|"
@@ -414,7 +415,7 @@ _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?
                      r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|real[- ]?time|qPCR|RT-PCR|ddPCR|assay|analysis|stain(?:ing)?|reflex(?:ed)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
-                     r"attempted|[-–—:]|ex(?:on)?\s?\d{1,2}|"
+                     r"attempted|[-–—:]|ex(?:ons?)?\s?\d{1,2}(?:\s*(?:,|&|and|/)\s*\d{1,2})*|"
                      r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+|"
                      # a report's dot leaders and table cells: "Estrogen receptor ........ POSITIVE", "| KRAS | mutated"
                      r"\.{2,}|4B5|SP\d+|EP\d+|1E2|6F11|D5F3)+$", re.I)
@@ -633,11 +634,17 @@ _NUMBER_CELL = re.compile(r"(?<=\|)(?P<cell>[ \t]*(?:exons?|codons?|ex)?[ \t]*\d
                           re.I)
 
 
+# "KRAS exons 2, 3, 4 - wild type": the exons or codons a test covered, listed, say what was looked at
+_NUMBER_LIST = re.compile(r"\b(?:exons?|codons?)\s*\d{1,3}(?:\s*(?:,|&|and|/|-|–|to)\s*\d{1,3})+\b(?!\s*(?:del|ins|dup|skip|mut|[A-Z]\d))",
+                          re.I)
+
+
 def _blank_number_cells(text: str) -> str:
-    """"| KRAS | 2, 3, 4 | wild-type |": a table cell holding only the exons or codons tested says what
-    was looked at, not a result; blanked (offsets kept) so the row reads from its marker to its result.
-    O(len(text))."""
-    return _NUMBER_CELL.sub(_spaces, text) if "|" in text else text
+    """"| KRAS | 2, 3, 4 | wild-type |", "KRAS exons 2, 3, 4 - wild type": a table cell or a list holding
+    only the exons or codons tested says what was looked at, not a result; blanked (offsets kept) so the
+    statement reads from its marker to its result. O(len(text))."""
+    text = _NUMBER_CELL.sub(_spaces, text) if "|" in text else text
+    return _NUMBER_LIST.sub(_spaces, text) if "xon" in text or "odon" in text else text
 
 
 def _spaces(m: re.Match) -> str:
@@ -874,6 +881,7 @@ def _awaited_markers(text: str, tokens, findings: list[BiomarkerFinding]) -> lis
     return out
 
 _NEGATIVE_STATUS = re.compile(r"^(?:negative|neg|not\s+detected|none\s+detected|undetected|not\s+identified|"
+                              r"not\s+(?:mutated|mutant|rearranged|altered)|"
                               r"wild[- ]?type|WT|no\s+.*)$", re.I)
 
 

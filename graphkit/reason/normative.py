@@ -178,6 +178,13 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             # a response assessment or follow-up comes after treatment: imaging before it was diagnostic
             done_before = [d for j, d in treated.items() if j < i]
             facts = [f for f in facts if done_before and (f.date is None or f.date >= min(done_before))]
+            # timed after named treatments ("monitoring ... after first-line chemotherapy"): after one of
+            # those; the CT of a colostomy's indication is no monitoring of a chemotherapy not yet begun
+            anchors = [steps.index(t.after) for t in st.timings
+                       if t.after in steps and spec.step(t.after).kind == "Treatment" and steps.index(t.after) < i]
+            if anchors:
+                begun = [treated[j] for j in anchors if j in treated]
+                facts = [f for f in facts if begun and (f.date is None or f.date >= min(begun))]
         operations = [s for s in steps[:i] if _is_surgery(spec.step(s))]
         if st.kind == "Treatment" and not _is_surgery(st) and operations and not any(candidates[s] for s in operations):
             facts = []  # adjuvant care needs an operation: before any, a regimen is the neoadjuvant course

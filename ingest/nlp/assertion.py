@@ -120,6 +120,19 @@ def as_phrases(rule, nlp, limit: int = 512) -> list:
                         terminated_by=rule.terminated_by, metadata=rule.metadata) for p in phrases]
 
 
+_GIVEN_WORDS = re.compile(r"\b(?:started|commenced|began|begun|given|received|completed|initiated|on)\b", re.I)
+
+
+def _cited_choice(target, modifier, between) -> bool:
+    """The care a trial is cited for: no dose written with it (a prescription), not the anchor of a time
+    ("after CRT"), in a sentence that says nothing was started ("Osimertinib per FLAURA, started 3/1")."""
+    before = target.doc[target.start - 1].lower_ if target.start else ""
+    return not any(c.isdigit() for c in target.text) and before not in ("after", "post", "following", "since") \
+        and not _GIVEN_WORDS.search(target.doc.text)  # the doc is one sentence
+
+
+_NOT_TRIALS = ["NCCN", "ESMO", "ASCO", "NICE", "MDT", "MDM", "PBS", "NHS", "TGA", "FDA", "EMA", "CTCAE", "RECIST",
+               "AJCC", "TNM8", "UICC", "WHO", "ECOG", "HOLD", "STAT"]
 _PERFORMANCE = re.compile(r"\b(?:ECOG|PS|WHO|KPS|Karnofsky|performance|Zubrod)\b", re.I)
 # what may stand between "former"/"ex" and the habit: an amount, an intensity ("former 30 pk-yr smoker")
 _HABIT_BETWEEN = re.compile(r"[\s\-]*(?:(?:\d+(?:\.\d+)?|heavy|light|social|daily|occasional|cigarette|cigar|pipe|"
@@ -418,6 +431,23 @@ def context_rules():
                           pattern=[{"TEXT": "|"}, {"TEXT": "0"}, {"TEXT": "|"}],
                           on_modifies=lambda target, modifier, between: modifier.start == target.end
                           and not _PERFORMANCE.search(target.text))]
+    # "osimertinib after CRT per LAURA": care named with the trial that supports it is the evidence for a
+    # choice, not care given (the team names, the drug funder and the referrer are no trials)
+    rules += [ConTextRule("per TRIAL", "HYPOTHETICAL", direction="BACKWARD", max_scope=6, allowed_types=set(CARE),
+                          pattern=[{"LOWER": {"IN": ["per", "cf", "cf."]}},
+                                   {"TEXT": {"REGEX": r"^[A-Z][A-Z0-9-]{3,}$", "NOT_IN": _NOT_TRIALS}}],
+                          on_modifies=_both(reach(5, care_only=True), _cited_choice))]
+    # "We also mentioned the possibility of adjuvant immunotherapy after chemotherapy": care talked about
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("possibility of", "the possibility of", "option of", "the option of", "potential role for",
+                        "potential role of", "role for", "the role of")]
+    # "Volumetry: FLR after right hepatectomy 38%", "ppoFEV1 after lobectomy 62%": what would remain after an
+    # operation being weighed, not one done
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
+              for c in ("flr after", "flr post", "flr following", "future liver remnant after", "liver remnant after",
+                        "remnant after", "ppo fev1 after", "ppofev1 after", "ppo dlco after", "ppodlco after",
+                        "predicted postoperative fev1 after", "predicted post-operative fev1 after",
+                        "predicted postoperative", "predicted post-operative")]
     # "non-smoker", "non-tender": the prefix denies the one word it is joined to
     rules += [ConTextRule("non-", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=1, allowed_types={"Problem"},
                           pattern=[{"LOWER": "non"}, {"TEXT": "-"}],
@@ -588,7 +618,9 @@ def context_rules():
                         "targeted therapy options", "relevant therapies", "matched therapies",
                         "predicts response to", "predictive of response to", "predicts sensitivity to",
                         "predictive of sensitivity to", "associated with response to",
-                        "associated with sensitivity to", "may benefit from", "may respond to")]
+                        "associated with sensitivity to", "may benefit from", "may respond to",
+                        # "EGFR L858R VAF 24% - Tier IA, sensitising to EGFR TKIs (osimertinib)"
+                        "sensitising to", "sensitizing to", "confers sensitivity to", "confers resistance to")]
     # "if" makes what follows conditional, and the care right before it ("bevacizumab if mutated"); so do
     # "discussed" and "considered" ("AC-THP discussed as alternative", "chemo-IO considered, not favored")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8, on_modifies=reach(4, care_only=True))
@@ -602,6 +634,10 @@ def context_rules():
     # "for adjuvant chemotherapy discussion", "to guide chemo decision": the care is the topic of a talk
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
               for c in ("discussion", "decision", "decision-making")]
+    # "HPE No. S/25/1123 - R BCS + SLNB", "Biopsy no. B/25/0187": a record's number, not a denial
+    rules.append(ConTextRule("no. <identifier>", "PSEUDO", direction="PSEUDO", pattern=[
+        {"LOWER": {"IN": ["no", "nr"]}}, {"TEXT": "."}, {"TEXT": ":", "OP": "?"},
+        {"TEXT": {"REGEX": r"^[A-Za-z]{0,4}[/\-]?\d[\w/\-.]*$"}}]))
     # "osimertinib to start once drug received": the condition of a plan, not a past event
     rules.append(ConTextRule("once <thing> received", "PSEUDO", direction="PSEUDO", pattern=[
         {"LOWER": {"IN": ["once", "until", "till", "when"]}}, {"IS_ALPHA": True, "OP": "?"}, {"IS_ALPHA": True, "OP": "?"},

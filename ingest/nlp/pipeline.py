@@ -351,6 +351,17 @@ def operation_label(text: str, m, terms) -> bool:
                and m.end < t.start < line_end for t in terms)
 
 
+_UNDER = re.compile(r"\bunder\s+(?:real[- ]time\s+)?$", re.I)
+_GUIDANCE_AFTER = re.compile(r"[\s-]*(?:guidance|guided|control)\b", re.I)
+
+
+def guidance(text: str, m) -> bool:
+    """"clip placed under US", "drain inserted under CT guidance": the imaging guides a procedure; it is
+    not an examination of its own (it must not count as a response assessment)."""
+    return m.kind == "Test" and bool(_UNDER.search(text, 0, m.start)) and (
+        m.end - m.start <= 12 or bool(_GUIDANCE_AFTER.match(text, m.end)))
+
+
 _MEASURE_AFTER = re.compile(r"\s*[:=]?\s*[<>≤≥~]?\s*\d+(?:\.\d+)?\s*(?:c?Gy|%|mg|mcg|µg|g/dl|g/l|mm|cm|ml|l\b|mmol|"
                             r"µmol|umol|u/l|iu|ms\b|bpm|kg|mmhg)", re.I)
 
@@ -448,7 +459,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
-             and not document_title(text, m)]
+             and not document_title(text, m) and not guidance(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]

@@ -235,14 +235,14 @@ def as_day(note_day: date | datetime) -> date:
     return note_day.date() if isinstance(note_day, datetime) else note_day
 
 
-def _clause_dates(text: str, end: int, note_day: date | datetime):
+def _clause_dates(text: str, end: int, note_day: date | datetime, day_first: bool = False):
     """(the note's day, the first "until"/"completed"/later-cycle date, the first date) of the clause
     right after a mention ending at ``end``. O(WINDOW)."""
     day = as_day(note_day)
     cut = _WORD_END.match(text, end + WINDOW)  # never inside a date: "29/11/20|24" is not 29 Nov 2020
     after = text[end:cut.end() if cut else end + WINDOW]
     stop = _CLAUSE_END.search(after)
-    after = _with_note_year(_with_range_years(after[:stop.start()] if stop else after), day)
+    after = _with_note_year(_with_range_years(after[:stop.start()] if stop else after), day, day_first)
     return day, _UNTIL.search(after), _DATED.search(after)
 
 
@@ -251,12 +251,16 @@ _YEARLESS_PERIOD = re.compile(r"(?<![\d/.])(?P<a1>\d{1,2})(?P<s>[/.])(?P<a2>\d{1
                               r"(?P<b1>\d{1,2})(?P=s)(?P<b2>\d{1,2})(?![/.]?\d)")
 
 
-def _with_note_year(text: str, day: date) -> str:
+def _with_note_year(text: str, day: date, day_first: bool = False) -> str:
     """``text`` with the note's year written into a period of two year-less days (the year before when
-    the period would end after the note). O(len(text))."""
+    the period would end after the note), read in the note's date order ("(02/04 - 11/06)" in a
+    day-first note ends on 11 June). O(len(text))."""
     def fill(m: re.Match) -> str:
         a1, a2, b1, b2 = (int(m.group(k)) for k in ("a1", "a2", "b1", "b2"))
-        month, dd = (b1, b2) if b1 <= 12 else (b2, b1)  # month first unless it cannot be
+        if day_first:
+            dd, month = (b1, b2) if b2 <= 12 else (b2, b1)
+        else:
+            month, dd = (b1, b2) if b1 <= 12 else (b2, b1)  # month first unless it cannot be
         if month > 12 or dd > 31 or max(a1, a2) > 31 or min(a1, a2, b1, b2) < 1:
             return m.group()
         year = day.year - 1 if (month, dd) > (day.month, day.day) else day.year
@@ -272,7 +276,7 @@ def over_before(text: str, end: int, note_day: date | datetime | None, single_da
     X) counts only with ``single_date``. O(WINDOW)."""
     if note_day is None:
         return None
-    day, until, m = _clause_dates(text, end, note_day)
+    day, until, m = _clause_dates(text, end, note_day, day_first)
     if until and (m is None or until.start() <= m.start() + len(m.group("lead") or "")):
         over = period_end(until.group("b"), day_first)
     elif m is None or m.group("lead"):
@@ -347,7 +351,7 @@ def clause_period(text: str, end: int, note_day: date | datetime | None, day_fir
     date or none. O(WINDOW)."""
     if note_day is None:
         return None
-    _, _, m = _clause_dates(text, end, note_day)
+    _, _, m = _clause_dates(text, end, note_day, day_first)
     if m is None:
         return None
     lead = (m.group("lead") or "").strip().lower()
@@ -361,7 +365,7 @@ def dated(text: str, end: int, note_day: date | datetime | None, day_first: bool
     ("colon ca 2010", "IDC stage I (2016)"), unless it is a start, due or planned date. O(WINDOW)."""
     if note_day is None:
         return None
-    _, _, m = _clause_dates(text, end, note_day)
+    _, _, m = _clause_dates(text, end, note_day, day_first)
     return period_end(m.group("a"), day_first) if m is not None and not m.group("lead") else None
 
 
@@ -384,7 +388,7 @@ def starts_after(text: str, end: int, note_day: date | datetime | None, day_firs
     in the future is scheduled, not given. None otherwise. O(WINDOW)."""
     if note_day is None:
         return None
-    day, until, m = _clause_dates(text, end, note_day)
+    day, until, m = _clause_dates(text, end, note_day, day_first)
     if m is None or (until and until.start() <= m.start()):
         return None
     lead = (m.group("lead") or "").strip().lower()

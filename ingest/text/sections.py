@@ -15,7 +15,8 @@ _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n:.;]{2,80}?)[ \t]*:?[ \t]*$", re.M)
 _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
 # "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
-_COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]){1,50}):[ \t]*(?=\S|$)", re.M)  # "Decisión:" too
+# "Decisión:" too; "Plan (with pt + daughter):" a remark in brackets
+_COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]|(?<=\()[^()\n:]{0,40}(?=\))){1,50}):[ \t]*(?=\S|$)", re.M)
 
 #: headers of what came before this visit
 _HISTORY_HEADERS = (
