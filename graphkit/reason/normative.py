@@ -185,6 +185,13 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             if anchors:
                 begun = [treated[j] for j in anchors if j in treated]
                 facts = [f for f in facts if begun and (f.date is None or f.date >= min(begun))]
+        if st.kind == "FollowUp":
+            # surveillance starts when its window opens: a colonoscopy a week after the diagnostic one is
+            # still the work-up, not the one-year surveillance colonoscopy
+            opens = [out[t.after].date + dt.timedelta(days=t.min_days) for t in st.timings
+                     if t.min_days and t.after in out and out[t.after].date]
+            if opens:
+                facts = [f for f in facts if f.date is None or f.date >= min(opens)]
         operations = [s for s in steps[:i] if _is_surgery(spec.step(s))]
         if st.kind == "Treatment" and not _is_surgery(st) and operations and not any(candidates[s] for s in operations):
             facts = []  # adjuvant care needs an operation: before any, a regimen is the neoadjuvant course

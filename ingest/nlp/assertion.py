@@ -594,7 +594,7 @@ def context_rules():
               for c in ("declined", "declines", "declines for now", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
-                        "was not sent", "not obtained", "not checked",
+                        "was not sent", "not obtained", "not checked", "not taken", "was not taken", "were not taken",
                         # "Oxaliplatin not advisable given baseline neuropathy", "molecular testing was not
                         # requested as the treatment is local"
                         "not advisable", "is not advisable", "not advised", "inadvisable", "not requested",

@@ -208,6 +208,7 @@ _SERVICE_BEFORE = re.compile(r"\b(?:thoracic|breast|colorectal|general|surgical|
 _SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted|"
                            r"service\s*:|attending\s*:)\s+\S+\s+$", re.I)
 _SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|consultation|clinic|note|f/u|follow-up|"
+                            r"outpatients?|OPD|ward|unit|department|dept|co-?management|registrar|consultant|"
                             r"team|appt|appointment|visit|service|input|eval|evaluation|opinion|referral|to see|will|"
                             r"feels?|felt|recommends?|recommended|agrees?|agreed|thinks|reviewed|to review)\b)", re.I)
 
@@ -321,6 +322,18 @@ _NAMES_STRUCTURE = re.compile(r"\s+(?:vessels?|artery|arteries|vein|veins|pedicl
 _FAINT_OF = re.compile(r"\s+(?:erythema|uptake|enhancement|opacit(?:y|ies)|densit(?:y|ies)|calcifications?|lines?|shadow(?:ing)?|"
                        r"rash|murmur|pulses?|bruit|ground[- ]glass|nodules?|staining|positivity|expression|bands?|signal|"
                        r"pinkness|redness|tenderness|wheeze|crackles|FDG|avidity)\b", re.I)
+
+
+_ORIENTING = re.compile(r"(?:orient(?:ed|ated|ing)?\s+(?:with|by)\s+(?:a\s+|two\s+|\d\s+)?$)", re.I)
+_STITCH_CODE = re.compile(r"\s*(?:short|long|x\s?\d|at\s+\d{1,2}\s*o'?clock|marking|superior|inferior|lateral|medial)\b", re.I)
+
+
+def orienting_stitch(text: str, m) -> bool:
+    """"orientated with sutures", "(stitch short superior, long lateral)": the stitches that orient a
+    specimen for the pathologist are no operation of their own."""
+    word = text[m.start:m.end].lower()
+    return m.kind == "Procedure" and word.rstrip("es").rstrip("s") in ("suture", "stitch", "stitche", "sutur") and bool(
+        _ORIENTING.search(text, 0, m.start) or _STITCH_CODE.match(text, m.end))
 
 
 def structure_word(text: str, m) -> bool:
@@ -459,7 +472,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
-             and not document_title(text, m) and not guidance(text, m)]
+             and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]

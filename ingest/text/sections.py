@@ -15,8 +15,10 @@ _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n:.;]{2,80}?)[ \t]*:?[ \t]*$", re.M)
 _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
 # "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
-# "Decisión:" too; "Plan (with pt + daughter):" a remark in brackets
-_COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]|(?<=\()[^()\n:]{0,40}(?=\))){1,50}):[ \t]*(?=\S|$)", re.M)
+# "Decisión:" too; "Plan (with pt + daughter):" (a bracketed remark on who was there; "Biomarkers
+# (FoundationOne CDx, rib bx):", "Imaging today (bilat mammo + targeted US):" stay lines of results)
+_COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]|\((?:with|w/|d/w|discussed\s+with|seen\s+with)\s[^()\n:]{0,40}\)){1,50}):"
+                    r"[ \t]*(?=\S|$)", re.M)
 
 #: headers of what came before this visit
 _HISTORY_HEADERS = (
@@ -60,6 +62,7 @@ CANONICAL = {
     "medical history": "Past Medical History", "surgical history": "Past Surgical History",
     "vitals reviewed": "Vital Signs", "results reviewed": "Results", "biomarkers": "Biomarkers",
     "instructions": "Instructions", "fhx": "Family History", "family hx": "Family History",
+    "family h/o": "Family History", "fam h/o": "Family History", "f/h": "Family History", "family hist": "Family History",
     "fam hx": "Family History", "shx": "Social History", "social hx": "Social History",
     "pmhx": "Past Medical History", "pshx": "Past Surgical History", "meds": "Medications",
     "assessment/plan": "Assessment and Plan", "a&p": "Assessment and Plan", "impression/plan": "Assessment and Plan",
