@@ -325,14 +325,14 @@ _FAINT_OF = re.compile(r"\s+(?:erythema|uptake|enhancement|opacit(?:y|ies)|densi
 
 
 _ORIENTING = re.compile(r"(?:orient(?:ed|ated|ing)?\s+(?:with|by)\s+(?:a\s+|two\s+|\d\s+)?$)", re.I)
+_STITCH_WORD = re.compile(r"sutures?|stitch(?:es)?", re.I)
 _STITCH_CODE = re.compile(r"\s*(?:short|long|x\s?\d|at\s+\d{1,2}\s*o'?clock|marking|superior|inferior|lateral|medial)\b", re.I)
 
 
 def orienting_stitch(text: str, m) -> bool:
     """"orientated with sutures", "(stitch short superior, long lateral)": the stitches that orient a
     specimen for the pathologist are no operation of their own."""
-    word = text[m.start:m.end].lower()
-    return m.kind == "Procedure" and word.rstrip("es").rstrip("s") in ("suture", "stitch", "stitche", "sutur") and bool(
+    return m.kind == "Procedure" and bool(_STITCH_WORD.fullmatch(text, m.start, m.end)) and bool(
         _ORIENTING.search(text, 0, m.start) or _STITCH_CODE.match(text, m.end))
 
 
@@ -359,9 +359,15 @@ def operation_label(text: str, m, terms) -> bool:
     if m.kind != "Procedure" or not m.concepts or m.concepts[0].code != GENERIC_OPERATION \
             or text[m.start:m.end].lower() not in _LABEL_WORDS or not _LABEL_COLON.match(text, m.end):
         return False
-    line_end = text.find("\n", m.end) % (len(text) + 1)
+    line_end = _line_end(text, m.end)
     return any(t.kind == "Procedure" and t.concepts and t.concepts[0].code != GENERIC_OPERATION
                and m.end < t.start < line_end for t in terms)
+
+
+def _line_end(text: str, start: int) -> int:
+    """Where the line holding ``start`` ends (the text's end when no line break follows)."""
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
 
 
 _UNDER = re.compile(r"\bunder\s+(?:real[- ]time\s+)?$", re.I)
@@ -724,7 +730,7 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
                                             tuple(lexicon.lookup(ent.text))))
         if section and _STAFF_LABEL.match(section + ":"):
             # "Attending: pulmonology, thoracic surgery, ..." read as a section of its own: the teams present
-            first_line = text.find("\n") % (len(text) + 1)
+            first_line = _line_end(text, 0)
             mentions = [m for m in mentions if not (m.end <= first_line and m.text.lower() in _CARE_WORDS | {"surgery", "oncology"})]
         mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
         out.append(_by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions)))))
