@@ -180,8 +180,8 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             facts = [f for f in facts if done_before and (f.date is None or f.date >= min(done_before))]
             # timed after named treatments ("monitoring ... after first-line chemotherapy"): after one of
             # those; the CT of a colostomy's indication is no monitoring of a chemotherapy not yet begun
-            anchors = [steps.index(t.after) for t in st.timings
-                       if t.after in steps and spec.step(t.after).kind == "Treatment" and steps.index(t.after) < i]
+            anchors = [j for j in (steps.index(t.after) for t in st.timings if t.after in steps)
+                       if j < i and spec.step(steps[j]).kind == "Treatment"]
             if anchors:
                 begun = [treated[j] for j in anchors if j in treated]
                 facts = [f for f in facts if begun and (f.date is None or f.date >= min(begun))]

@@ -345,6 +345,11 @@ _METASTASIS = re.compile(
     rf"(?P<d_other>visceral|extra-?hepatic|extra-?thoracic)\s+(?:disease|deposits?))(?![A-Za-z])", re.I)
 
 
+#: a cheap pre-check before :data:`_METASTASIS` (most sentences name no deposit)
+MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis|distant|(?:peritoneal|omental|nodal|visceral|hepatic|"
+                            r"thoracic)\s+(?:disease|deposit)", re.I)
+
+
 @dataclass(frozen=True)
 class MetastasisFinding:
     start: int

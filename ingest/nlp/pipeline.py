@@ -179,8 +179,6 @@ class Found:
 
 
 # cheap gates: the costlier finders run only on sentences that could hold what they look for
-_MAY_METASTASIS = re.compile(r"metasta|\bmets?\b|carcinomatosis|distant|(?:peritoneal|omental|nodal|visceral|hepatic|"
-                             r"thoracic)\s+(?:disease|deposit)", re.I)
 _HISTOLOGY_DEPOSIT = re.compile(r"carcinoma\s*$", re.I)  # a metastasis named by its histology
 _MAY_PERFORMANCE = re.compile(r"ECOG|Zubrod|WHO|KPS|Karnofsky|PS\s*[:=]?\s*[0-5]|[Pp]erformance\s+status")
 _NEVER = re.compile(r"never|not\s+(?:yet\s+)?(?:started|taken|taking|given|received|begun|initiated|filled)|"
@@ -221,6 +219,7 @@ _ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
 _CARE_PLACE_AFTER = re.compile(r"\s*(?:day\s+)?(?:unit|suite|ward|bay|chairs?|nurses?|nursing|education|teach(?:ing)?|"
                                r"scheduler|scheduling|coordinator|pharmacy|department|dept|intake|clinic|outpatients?|OPD)\b", re.I)
 _CARE_WORDS = {"chemo", "chemotherapy", "infusion", "radiation", "radiotherapy", "rt", "systemic therapy"}
+_TEAM_WORDS = _CARE_WORDS | {"surgery", "oncology"}  # also the names of teams ("thoracic surgery, radiotherapy")
 
 
 def service(text: str, m) -> bool:
@@ -232,7 +231,7 @@ def service(text: str, m) -> bool:
         return True
     word = text[m.start:m.end].lower()
     line = text[text.rfind("\n", 0, m.start) + 1:m.start]
-    if word in _CARE_WORDS | {"surgery", "oncology"} and _STAFF_LABEL.match(line):
+    if word in _TEAM_WORDS and _STAFF_LABEL.match(line):
         return True  # "Attendees: pulmonology, thoracic surgery, radiotherapy, pathology": the teams
     if word not in ("surgery", "surgeon", "surgeons"):
         return False
@@ -432,7 +431,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
         found.append(Found(d.start(), d.end(), "Procedure", _radiotherapy_concepts(lexicon), (), {}, (), 90))
     for r in find_responses(text):
         found.append(Found(r.start, r.end, "Response", (), (r.value,), {}, (), 0))
-    for m in (oncology.find_metastases(text) if _MAY_METASTASIS.search(text) else ()):
+    for m in (oncology.find_metastases(text) if oncology.MAY_METASTASIS.search(text) else ()):
         found.append(Found(m.start, m.end, "Problem", _metastasis_concepts(m.icd), (), {"metastasis": m.site or "unspecified"},
                            (), 0))
     special = [(f.start, f.end) for f in found]
@@ -731,7 +730,7 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
         if section and _STAFF_LABEL.match(section + ":"):
             # "Attending: pulmonology, thoracic surgery, ..." read as a section of its own: the teams present
             first_line = _line_end(text, 0)
-            mentions = [m for m in mentions if not (m.end <= first_line and m.text.lower() in _CARE_WORDS | {"surgery", "oncology"})]
+            mentions = [m for m in mentions if not (m.end <= first_line and m.text.lower() in _TEAM_WORDS)]
         mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
         out.append(_by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions)))))
     return out
