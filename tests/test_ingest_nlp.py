@@ -971,3 +971,40 @@ def test_differentials_genomic_report_lines_staff_lists_labels_specimens_and_zer
     assert said.get("peritoneal disease") == said.get("extrahepatic disease") == ("Problem", "negated")
     assert "liver disease" not in said or said["liver disease"][1] != "negated"
     assert ("micrometastasis", "Problem") in {(t, k) for t, k, _, _ in _one(nlp, "One node with a micrometastasis.")}
+
+
+def test_working_assumptions_comparisons_report_columns_and_dated_cycles(nlp):
+    from datetime import date
+
+    from graphkit.clinical.values import find_biomarkers
+
+    def values(text):
+        return [v for f in find_biomarkers(text) for v in f.values]
+    # a diagnosis still to exclude, a working assumption, a diagnosis until proven otherwise
+    assert _assertion(nlp, "Imp: ?Koch's ?Ca lung (bronchogenic ca to be r/o).", "bronchogenic ca") == "possible"
+    assert _assertion(nlp, "Plan: treat as HER2 +ve given 2+ and high grade.", "HER2 +ve") == "possible"
+    assert _assertion(nlp, "Imp: rectal adenocarcinoma until proven otherwise.", "rectal adenocarcinoma") == "possible"
+    # the earlier specimen's result a new one is compared with; not the newer one after the cue
+    assert _assertion(nlp, "ER result DISCORDANT with core biopsy (ER 0%).", "ER 0%") == "historical"
+    assert _assertion(nlp, "ER 0% on core, discordant with excision ER 40%.", "ER 40%") == "present"
+    # "did not attend" in British notes; the molecule stays a molecule
+    assert _assertion(nlp, "Pt DNA CT chest 14/04/25 and resp clinic.", "CT chest") == "negated"
+    assert _assertion(nlp, "The right consolidation is osimertinib 80mg daily.", "osimertinib 80mg daily") == "planned"
+    assert _assertion(nlp, "Weight gain 7 kg since starting alectinib.", "alectinib") == "present"
+    assert _assertion(nlp, "PMH: COPD, AF on warfarin, previous TIA 2019.", "warfarin") == "present"
+    # a genomic report's variant-class column, a "negative for" list, what a panel covers
+    assert values("EGFR         SNV/indel          no pathogenic variant detected") == ["EGFR=wild-type"]
+    assert "BRAF=wild-type" in values("NEGATIVE FOR: EGFR mutations, KRAS, BRAF V600E, MET exon 14 skipping.")
+    assert values("Requested EGFR (NGS panel incl ALK fusion) + PD-L1 today") == ["EGFR=pending", "ALK=pending",
+                                                                                 "PD-L1=pending"]
+    # a table column of therapy options; year-less cycles of a course given, but not those still to come
+    sents = ["| Gene | Alteration | Therapies with clinical benefit |",
+             "| ALK | EML4-ALK fusion | alectinib, lorlatinib |",
+             "Concurrent chemo: cisplatin + etoposide, 2 cycles (C1 21/10, C2 18/11) - given.",
+             "Plan: continue TC to complete 4 cycles (C3 09/12, C4 30/12)."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None] * 4), note_day=date(2024, 12, 2))
+    assert {m.text: m.assertion for m in ms[1] if m.kind == "Medication"} == {"alectinib": "possible",
+                                                                               "lorlatinib": "possible"}
+    cis = next(m for m in ms[2] if m.text.startswith("cisplatin"))
+    assert cis.assertion == "historical" and cis.detail["course_start"] == "2024-10-21"
+    assert "course_start" not in next(m for m in ms[3] if m.text == "TC").detail

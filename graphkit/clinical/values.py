@@ -317,7 +317,7 @@ _MARKER_NAMES = [
     ("ER", r"(?-i:ER(?:-?alpha|α)?)|estrogen[- ]receptors?|oestrogen[- ]receptors?"),
     ("PR", r"(?-i:PR|PgR|PGR)|progesterone[- ]receptors?"),
     ("HR", r"(?-i:HR)|hormone[- ]receptors?"),
-    ("HER2", r"(?-i:HER-?2(?:/neu)?|Her-?2(?:/neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
+    ("HER2", r"(?-i:HER-?2(?:/?neu)?|Her-?2(?:/?neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
     ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|neg\b|pos\b|wt\b|"
             r"wild|not\s+detected|:|,|/|\|(?!\s*-)|or\b|and\b|results?|--|—|(?:is|was)\s+(?:positive|negative|wild|mutat|amplif|"
@@ -418,13 +418,15 @@ _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?
                      r"attempted|[-–—:]|ex(?:ons?)?\s?\d{1,2}(?:\s*(?:,|&|and|/)\s*\d{1,2})*|"
                      r"%|tumor\s+proportion|proportion|combined|positive\s+score|clone\s+[A-Za-z0-9-]+|\s+|"
                      # a report's dot leaders and table cells: "Estrogen receptor ........ POSITIVE", "| KRAS | mutated"
-                     r"\.{2,}|4B5|SP\d+|EP\d+|1E2|6F11|D5F3)+$", re.I)
+                     r"\.{2,}|4B5|SP\d+|EP\d+|1E2|6F11|D5F3|"
+                     # a genomic report's variant-class column: "EGFR   SNV/indel   no pathogenic variant detected"
+                     r"SNVs?|indels?|CNVs?|SNV\s?/\s?indels?|small\s+variants?|substitutions?)+$", re.I)
 #: a marker naming a drug class ("HER2-directed therapy", "no EGFR TKI", "without HER2 blockade"), not a result
 _DRUG_CLASS_AFTER = re.compile(r"\s*[-‐]?\s*(?:directed|targeted|targeting|blockade|therap(?:y|ies)|inhibitors?|"
                                r"TKIs?|agents?|antibod(?:y|ies)|based|drugs?)\b", re.I)
 #: a label that gives one result to the markers listed after it ("Negative / not detected: EGFR, ALK, ROS1")
 _NEGATIVE_LIST = re.compile(
-    r"(?:^|(?<=[\n.;]))[ \t]*(?:(?:pertinent\s+)?negatives?|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified|"
+    r"(?:^|(?<=[\n.;]))[ \t]*(?:(?:pertinent\s+)?negatives?(?:\s+for)?|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified|"
     r"(?:no\s+)?(?:alterations?|mutations?|variants?|fusions?|rearrangements?)\s+(?:not\s+)?(?:detected|identified|found)|"
     r"no\s+(?:alterations?|mutations?|variants?|fusions?|rearrangements?))(?:\s+in)?"
     r"(?:\s*/\s*(?:negative|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified))*\s*:", re.I)
@@ -894,6 +896,8 @@ _TOPIC_AFTER = re.compile(r"\s*(?:[:=(|]|-\s|status|test\w*|analys[ie]s|panel|sc
                           r"pending|awaited|negative|neg\b|not\b|was\b|is\b|were\b|are\b|absent|none|wild|carriers?\b|"
                           r"and\b|or\b|/|,\s*(?:ALK|ROS1|EGFR|KRAS|BRAF|MET|RET|NTRK|HER2))", re.I)
 _TOPIC_BEFORE = re.compile(r"\b(?:no|not|non|without|test(?:ing|ed|s)?|for|if|whether|any|check\w*|assess\w*|"
+                           # "NGS panel incl ALK fusion": what the panel covers
+                           r"incl\.?|including|covering|"
                            r"screen\w*|send|sent|request\w*|rule\s+out|r/o|exclude|look\w*|unknown|possible|"
                            r"suspected|\?)\s*(?:germline\s+|somatic\s+|an?\s+|the\s+|activating\s+)?$", re.I)
 # "| HER2 | amplification | not amplified |": a table's middle cell names what was looked for

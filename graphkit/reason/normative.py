@@ -616,9 +616,13 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     out = []
     graph = step_graph(spec)
     done = {sid for sid, facts in candidates.items() if facts}
-    surgeries = [m.date for x in matches.values() for sid, m in x.items() if _is_surgery(spec.step(sid)) and m.date]
-    surgery = min(surgeries) if surgeries else None
-    surgical = {s.id for s in spec.steps if _is_surgery(s)}
+    # the operations done, each with its first date: care is placed before those the step leads to and
+    # after those that lead to it (FOLFOX after a palliative colostomy, before a liver resection)
+    surgeries: dict[str, dt.date] = {}
+    for x in matches.values():
+        for sid, m in x.items():
+            if _is_surgery(spec.step(sid)) and m.date:
+                surgeries[sid] = min(m.date, surgeries.get(sid, m.date))
     # a fact goes to the step care most directly arrived at: first the steps right after done care (through
     # decisions only), then those behind steps that were skipped
     strict = [st for st in spec.steps if _reachable(spec, graph, st.id, done, through_care=False)]
@@ -639,11 +643,14 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]
                  and not (is_systemic_class(f.codes) and _sentence(f.id) in retold)
                  and not _component_given(f, components)]
-        if surgery and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
-            if nx.descendants(graph, st.id) & surgical:
-                facts = [f for f in facts if f.date is None or f.date < surgery]
-            elif nx.ancestors(graph, st.id) & surgical:
-                facts = [f for f in facts if f.date is None or f.date >= surgery]
+        if surgeries and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
+            later = nx.descendants(graph, st.id)
+            before = [d for sid, d in surgeries.items() if sid in later]
+            after = [d for sid, d in surgeries.items() if sid not in later and sid in nx.ancestors(graph, st.id)]
+            if before:
+                facts = [f for f in facts if f.date is None or f.date < min(before)]
+            elif after:
+                facts = [f for f in facts if f.date is None or f.date >= min(after)]
         facts = later_line(st, facts, matched, by_id)
         fits[st.id] = facts
     # a fact goes to the steps that name it most specifically (its own code before its class), then to

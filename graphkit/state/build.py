@@ -201,6 +201,8 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
         usable = [(f, s) for f, s in usable if s != "equivocal"] or usable
         last_day = max((f.date or dt.date.min) for f, _ in usable)
         latest = [(f, s) for f, s in usable if (f.date or dt.date.min) == last_day]
+        # on one day, a result recalled from before ("discordant with the core (ER 0%)") yields to one stated now
+        latest = [(f, s) for f, s in latest if f.assertion != "historical"] or latest
         if name == "MMR":  # one protein's loss beside the others' intact staining is a deficient system
             kept = mmr_loss_wins([(s, f.detail) for f, s in latest])
             latest = [latest[i] for i in kept] if len(kept) < len(latest) else latest

@@ -72,6 +72,10 @@ def default_context_rules(context):
     for r in rules:
         if r.literal == "free" and r.direction == "BACKWARD":
             r.max_scope = 3  # "bronchial margin free": the margin is free, not the carcinoma before it
+        if r.literal in ("prophylaxis", "ppx"):
+            # "DVT prophylaxis" denies the disease prevented, never the drug given for it ("Heparin 5000 U SC
+            # q8h for VTE prophylaxis")
+            r.allowed_types = {"Problem"}
     # "free T4", "free PSA", "free light chains": an analyte's name, no negation ("TSH 12.4, free T4 0.6")
     rules.append(ConTextRule("free <analyte>", "PSEUDO", direction="PSEUDO", pattern=[
         {"LOWER": "free"}, {"IS_PUNCT": False, "IS_SPACE": False,
@@ -144,13 +148,16 @@ def context_rules():
     its development notes, and from oncology usage: planned, completed, declined)."""
     from medspacy.context import ConTextRule
 
-    hist = ["previous", "previously", "prior", "in the past", "no longer",
+    hist = ["previously", "in the past", "no longer",
             "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly",
             "completed", "finished", "underwent", "was treated with", "treated with", "received", "discontinued",
             "stopped", "off of",
             # "Remote R breast IDC (2009) tx'd w/ lumpectomy, XRT and tamoxifen": the written short forms
             "tx'd w/", "tx'd with", "txd w/", "txd with", "treated w/", "rx'd w/", "rx'd with"]
     rules = [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6) for c in hist]
+    # "AF on warfarin, previous TIA 2019": the adjective looks back only within its clause, not over a comma
+    rules += [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6, on_modifies=_both(reach(6), inside_parenthesis))
+              for c in ("previous", "prior")]
     # "s/p L mastectomy + ALND, AC-T and PMRT": the whole list of what was done
     rules += [ConTextRule(c, "HISTORICAL", direction="BIDIRECTIONAL", max_scope=12,
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
@@ -184,6 +191,10 @@ def context_rules():
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure", "Medication"},
                           on_modifies=_both(_both(inside_parenthesis, same_clause), no_date_between))
               for c in ("since", "ever since", "since completion of", "since finishing")]
+    # "weight gain 7 kg since starting alectinib": the drug began and goes on
+    rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=3, allowed_types={"Procedure", "Medication"})
+              for c in ("since starting", "since commencing", "since beginning", "since initiation of",
+                        "since initiating", "since start of", "since the start of", "since starting on")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3)
               for c in ("stop", "discontinue", "d/c")]
     # return precautions and conditional plans name what the patient does not have
@@ -250,8 +261,11 @@ def context_rules():
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=5, on_modifies=hyphen_joined_only)
               for c in ("after", "following", "post", "since completing")]
     # ("node-negative HER2-positive cancer": a hyphen joins it to the word before, which it describes)
+    # ("E-cadherin negative - consistent with metastatic lobular carcinoma": a result, then a dash and the
+    # conclusion it supports; the word denies nothing past the dash)
     rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5,
-                          on_modifies=lambda target, modifier, between: not _hyphen_joined_before(modifier))]
+                          on_modifies=lambda target, modifier, between: not _hyphen_joined_before(modifier) and not (
+                              between is not None and _DASH_BREAK.search(between.text)))]
     # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
     # COPD is real)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
@@ -382,6 +396,33 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10)
               for c in ("no-show", "no show", "did not show", "did not attend", "missed appointment",
                         "missed her appointment", "missed his appointment")]
+    # "Pt DNA CT chest 14/04/25", "Rebooked - DNA'd again": British "did not attend" (the letters alone are
+    # the molecule: "ctDNA", "DNA + RNA panel"), so only after a patient or with its verb ending
+    rules += [ConTextRule("<patient> DNA", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8,
+                          allowed_types=set(CARE), pattern=[
+                              {"LOWER": {"IN": ["pt", "patient", "he", "she"]}}, {"TEXT": {"IN": ["DNA", "DNAd", "DNA'd", "DNA’d"]}}])]
+    rules += [ConTextRule("DNA'd", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8,
+                          allowed_types=set(CARE), pattern=[{"TEXT": {"IN": ["DNAd", "DNA'd", "DNA’d", "DNA'ed"]}}])]
+    # "The right consolidation is osimertinib", "the preferred option would be SABR": what should be given
+    # ("right" only before a word of choice: "the right breast is healed" is a side)
+    rules += [ConTextRule("the <right> <care> is", "PLANNED", direction="FORWARD", max_scope=6,
+                          allowed_types=set(CARE), pattern=[
+                              {"LOWER": "the"},
+                              {"LOWER": {"IN": ["correct", "appropriate", "recommended", "preferred", "best",
+                                                "optimal", "ideal"]}},
+                              {"IS_ALPHA": True, "OP": "{0,2}"},
+                              {"LOWER": {"IN": ["is", "would", "will", "should"]}}]),
+              ConTextRule("the right <choice> is", "PLANNED", direction="FORWARD", max_scope=6,
+                          allowed_types=set(CARE), pattern=[
+                              {"LOWER": "the"}, {"LOWER": "right"},
+                              {"LOWER": {"IN": ["treatment", "therapy", "consolidation", "option", "choice", "approach",
+                                                "regimen", "plan", "drug", "management", "operation", "adjuvant",
+                                                "next"]}},
+                              {"IS_ALPHA": True, "OP": "?"},
+                              {"LOWER": {"IN": ["is", "would", "will", "should"]}}])]
+    # a report field's value: "Perforation ......... absent", "Perforation: absent", "Tumour deposits: nil"
+    rules += [ConTextRule("<field>: absent", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=6, pattern=[
+        {"TEXT": {"REGEX": r"^(?::|\.{2,}|=)$"}, "OP": "+"}, {"LOWER": {"IN": ["absent", "nil"]}}])]
     # "MD to decide on restart after CT": what the decision waits for is still to come
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8)
               for c in ("to decide", "will decide", "to determine", "will determine")]
@@ -552,6 +593,24 @@ def context_rules():
                         "not ruled out", "not been ruled out", "cannot be ruled out")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("not confirmed", "not yet confirmed", "not been confirmed", "unconfirmed")]
+    # "Plan: treat as HER2 +ve given 2+ and high grade": a working assumption for the treatment, not a result
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Biomarker", "Stage"})
+              for c in ("treat as", "treated as", "treating as", "to be treated as", "manage as", "managed as",
+                        "managing as", "regard as", "regarded as", "assume", "assumed", "assuming")]
+    # "ER result DISCORDANT with core biopsy (ER 0%)": the result compared with is another specimen's, earlier
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=6, allowed_types={"Biomarker"},
+                          on_modifies=_both(_earlier_specimen, same_clause)) for c in COMPARED_WITH]
+    # "rectal adenocarcinoma until proven otherwise", "stage IA2 if confirmed NSCLC": a working diagnosis
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=8,
+                          allowed_types={"Cancer", "Problem", "Stage", "Biomarker"})
+              for c in ("until proven otherwise", "unless proven otherwise", "until proved otherwise",
+                        "pending confirmation", "subject to confirmation", "awaiting confirmation")]
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BIDIRECTIONAL", max_scope=6,
+                          allowed_types={"Cancer", "Problem", "Stage", "Biomarker"})
+              for c in ("if confirmed", "if proven", "if confirmed as", "if proven to be")]
+    # "(bronchogenic ca to be r/o)": a diagnosis the work-up is still to exclude
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=4)
+              for c in ("to be ruled out", "to be r/o", "to be excluded", "yet to be excluded", "yet to be ruled out")]
     # "cannot exclude metastasis vs cyst": a possibility kept open, not an exclusion
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
               for c in ("cannot exclude", "can not exclude", "can't exclude", "could not exclude", "unable to exclude",
@@ -590,7 +649,10 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("harder", "more difficult", "more challenging", "more complex", "riskier")]
     # scope 10: "Biomarker testing (EGFR/ALK/PD-L1) not indicated" – a parenthesized list of targets between
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10, allowed_types=set(CARE))
+    # (backward, not over a comma outside brackets: "26 Gy in 5 fractions daily, 07/04/2025 - 11/04/2025, 6MV,
+    # DIBH not required" denies the breath-hold, not the radiotherapy)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_both(_no_bare_comma_back, _both(_both(inside_parenthesis, same_clause), no_arrow)))
               for c in ("declined", "declines", "declines for now", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
@@ -620,7 +682,9 @@ def context_rules():
                         "predictive of sensitivity to", "associated with response to",
                         "associated with sensitivity to", "may benefit from", "may respond to",
                         # "EGFR L858R VAF 24% - Tier IA, sensitising to EGFR TKIs (osimertinib)"
-                        "sensitising to", "sensitizing to", "confers sensitivity to", "confers resistance to")]
+                        "sensitising to", "sensitizing to", "confers sensitivity to", "confers resistance to",
+                        # "Level 1 evidence for EGFR TKIs: osimertinib, gefitinib ..."
+                        "evidence for", "level 1 evidence for", "level 1 evidence", "evidence level")]
     # "if" makes what follows conditional, and the care right before it ("bevacizumab if mutated"); so do
     # "discussed" and "considered" ("AC-THP discussed as alternative", "chemo-IO considered, not favored")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8, on_modifies=reach(4, care_only=True))
@@ -1262,6 +1326,17 @@ def episodic(concepts: tuple[Concept, ...]) -> bool:
 _STATUS_POST = re.compile(r"^(?:s/p|status\s+post)$", re.I)  # "CAD s/p LAD stent, hypothyroidism": of the care only
 
 
+def _no_bare_comma_back(target, modifier, span_between) -> bool:
+    """A cue after its target reaches it only over commas inside brackets ("Biomarker testing (EGFR, ALK)
+    not indicated"), not over a list's commas ("26 Gy/5#, 07/04 - 11/04, 6MV, DIBH not required")."""
+    if span_between is None or target.start >= modifier.end:
+        return True
+    return "," not in re.sub(r"\([^()]*\)", "", span_between.text)
+
+
+_DASH_BREAK = re.compile(r"(?:^|\s)[-–—]\s|:")
+
+
 def _mod_text(ent, m) -> str:
     return ent.doc[m.modifier_span[0]:m.modifier_span[1]].text
 
@@ -1270,6 +1345,19 @@ def _cue(ent, mods) -> str | None:
     return " ".join(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text for m in mods) or None
 
 
+_EARLIER_SPECIMEN = re.compile(r"\b(?:core|biops(?:y|ies)|bx|prior|previous|initial|original|diagnostic|earlier|"
+                               r"outside|referring|baseline|pre-?treatment)\b", re.I)
+
+
+def _earlier_specimen(target, modifier, span_between) -> bool:
+    """"discordant with core biopsy (ER 0%)": the comparison names an earlier specimen (not "ER 0% on core,
+    discordant with excision ER 40%", where the result after the cue is the newer one)."""
+    return bool(_EARLIER_SPECIMEN.search(span_between.text))
+
+
+#: cues that name the earlier result a biomarker is compared with
+COMPARED_WITH = ("discordant with", "concordant with", "in contrast to", "in contrast with", "compared with",
+                 "compared to", "in comparison with", "in comparison to", "unlike")
 _PERFORMANCE_CODES = frozenset({"89247-1"})  # ECOG performance status score (graphkit's value parser)
 
 
@@ -1307,6 +1395,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
             return "possible", cue or "decision branch"
         if ent.doc.text[:ent.start_char].count('"') % 2 == 1 and '"' in ent.doc.text[ent.end_char:]:
             return "possible", cue  # 'older referrals list "stage IV"', 'still reads "ER+/HER2-neg"': reported
+        if kind == "Biomarker" and any(m.category == "HISTORICAL" and _mod_text(ent, m).lower() in COMPARED_WITH
+                                       for m in mods):
+            return "historical", cue  # "discordant with core biopsy (ER 0%)": the other specimen's, earlier
         return "present", cue
     if (kind in CARE or kind == "Cancer") and in_decision_branch(ent):
         return "possible", cue or "decision branch"
@@ -1342,6 +1433,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
                            for m in mods if m.category == "HISTORICAL")
         if history_only and kind in ("Problem", "Cancer") and not episodic(concepts):
             return "present", cue  # "history of hypertension": a chronic disease goes on (R7)
+        if history_only and kind == "Medication" and "ONGOING" in cats:
+            return "present", cue  # "Past history: rheumatoid arthritis on methotrexate": its treatment goes on
         return "historical", cue
     if section in HISTORY_SECTIONS:
         # "Currently on Phesgo to complete 12 months" under "Treatment to date": taken now, whatever its course
@@ -1449,9 +1542,13 @@ _FUTURE = re.compile(r"\b(?:will|shall|going\s+to|plans?\s+to|planned\s+to|to\s+
 # a branch of a decision table: "(TNBC / HER2+: neoadjuvant therapy; HR+/HER2-: surgery first)",
 # "stage I -> surgery, stage III -> chemoradiation": a label, an arrow or colon, then what to do (a
 # word that is no result: "ER: positive; PR: negative" is a report, not a table)
-_BRANCH = re.compile(r"(?:^|[(;,]|\b(?:if|for)\b)\s*([^:;,()\n]{1,30}?)(\s*(?::|->|→|=>))\s*"
-                     r"(?!(?:pos|neg|equivocal|not\b|no\b|none|wild|wt\b|mut|detected|amplified|low|high|present|"
-                     r"absent|pending|unknown|n/a|[\d<>≤≥~]))(?=[A-Za-z])", re.I)
+# "This matters: dMMR/MSI-H stage II -> no adjuvant chemo; pMMR high-risk II -> CAPOX": after an arrow,
+# "no" is the branch's care withheld; after a colon it is a result ("KRAS: no mutation")
+_RESULT_WORD = (r"pos|neg|equivocal|wild|wt\b|mut|detected|amplified|low|high|present|absent|pending|unknown|n/a|"
+                r"[\d<>≤≥~]")
+_BRANCH = re.compile(r"(?:^|(?<=[(;,:])|\b(?:if|for)\b)\s*([^:;,()\n]{1,30}?)"
+                     rf"(\s*(?::(?!\s*(?:not\b|no\b|none|{_RESULT_WORD}))|(?:->|→|=>)(?!\s*(?:{_RESULT_WORD}))))"
+                     r"(?=\s*[A-Za-z])", re.I)
 _BRANCH_LABELS = ("Biomarker", "Stage")
 
 

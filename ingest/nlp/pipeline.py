@@ -218,6 +218,11 @@ _ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
 # place, a service or its visit named by its care
 _CARE_PLACE_AFTER = re.compile(r"\s*(?:day\s+)?(?:unit|suite|ward|bay|chairs?|nurses?|nursing|education|teach(?:ing)?|"
                                r"scheduler|scheduling|coordinator|pharmacy|department|dept|intake|clinic|outpatients?|OPD)\b", re.I)
+# "Division of Thoracic Surgery", "Department of General Surgery"
+_DEPARTMENT_OF = re.compile(r"\b(?:division|department|dept\.?|service|unit|institute|school|faculty)\s+of\s+"
+                            r"(?:[A-Za-z&,]+\s+){0,3}$", re.I)
+_SURGICAL_PLACE_AFTER = re.compile(r"\s+(?:unit|department|dept|division|outpatients|OPD|ward|registrar|service)\b",
+                                   re.I)
 _CARE_WORDS = {"chemo", "chemotherapy", "infusion", "radiation", "radiotherapy", "rt", "systemic therapy"}
 _TEAM_WORDS = _CARE_WORDS | {"surgery", "oncology"}  # also the names of teams ("thoracic surgery, radiotherapy")
 
@@ -235,6 +240,8 @@ def service(text: str, m) -> bool:
         return True  # "Attendees: pulmonology, thoracic surgery, radiotherapy, pathology": the teams
     if word not in ("surgery", "surgeon", "surgeons"):
         return False
+    if _SURGICAL_PLACE_AFTER.match(text, m.end) or _DEPARTMENT_OF.search(text[max(0, m.start - 50):m.start]):
+        return True  # "Breast & Endocrine Surgery Unit", "Surgery Department": the place, not an operation
     before = text[max(0, m.start - 40):m.start]
     # "Thoracic surgery: resectable by RUL lobectomy": the department's opinion; "Consultant: Miss A. Barton
     # (Breast Surgery)", "Referring: Dr. S. Amin, Thoracic Surgery", "... - CARDIOTHORACIC SURGERY": a team
@@ -263,6 +270,11 @@ def _title_line(text: str, start: int) -> bool:
         return False
     if sum(c.isupper() for c in letters) >= 0.8 * len(letters):
         return bool(_DOCUMENT_WORD.search(line))
+    # "OPERATION REPORT - Breast & Endocrine Surgery Unit": a capitals title, then its department
+    head = re.split(r"\s[-–—/|]\s", line, maxsplit=1)[0]
+    head_letters = [c for c in head if c.isalpha()]
+    if len(head_letters) >= 6 and all(c.isupper() for c in head_letters) and _DOCUMENT_WORD.search(head):
+        return True
     return bool(_SIGNED_TITLE.search(line)) and bool(_DOCUMENT_WORD.search(line.upper()))
 
 
@@ -271,7 +283,9 @@ _DOCUMENT_WORD = re.compile(r"\b(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|
 _SIGNED_TITLE = re.compile(r"\s[-–—]\s*(?:Dr|Prof|Mr|Ms|Mrs|Miss)\.?\s+[A-Z]")
 
 
-_DOCUMENT_AFTER = re.compile(r"\s+(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|VISIT|ENCOUNTER|REVIEW)\b")
+# "CHEMOTHERAPY - PROGRESS NOTE": a dash and up to two more words of the title may come between
+_DOCUMENT_AFTER = re.compile(r"\s+(?:[-–—]\s+)?(?:[A-Z][A-Z-]*\s+){0,2}"
+                             r"(?:REPORT|NOTE|CONSULT(?:ATION)?|LETTER|SUMMARY|VISIT|ENCOUNTER|REVIEW)\b")
 _DOCUMENT_END = re.compile(r"(?:CONSULT(?:ATION)?|ENCOUNTER|VISIT|NOTE|REVIEW)$")
 
 
@@ -302,6 +316,25 @@ def names_institution(text: str, end: int) -> bool:
     screening": a cancer word ending at ``end`` that names a meeting, an institution, a care programme or a
     risk, not a diagnosis of the patient."""
     return bool(_INSTITUTION_AFTER.match(text[end:end + 20]))
+
+
+_DEGREE_BEFORE = re.compile(r"\b(?:MD|MBBS|MS|DNB|FRCP\w*|FRACP|MRCP)[,\s]+$")
+
+
+def named_for_other(text: str, m) -> bool:
+    """A term that names something else: "Dr S. Kulkarni, MD DM (Med Onc)" is a degree, not diabetes."""
+    return text[m.start:m.end] == "DM" and bool(_DEGREE_BEFORE.search(text[max(0, m.start - 12):m.start]))
+
+
+_UNIT_BEFORE = re.compile(r"\d\s?(?:mmol|mol|mg|mcg|ug|µg|μg|g|kg|ml|mL|l|L|umol|µmol|μmol|iu|IU|U|mm|cm|m)/$")
+
+
+def number_part(text: str, m) -> bool:
+    """A term that is part of a number: "US 1/10" (ultrasound on 10 January; a term ending in a digit
+    that a date goes on from is no "type 1" disease), "HbA1c 54 mmol/mol" (a unit's denominator)."""
+    if text[m.end - 1:m.end].isdigit() and re.match(r"[/.\-]\d", text[m.end:m.end + 2]):
+        return True
+    return bool(_UNIT_BEFORE.search(text[max(0, m.start - 12):m.start]))
 
 
 def compound_part(text: str, m) -> bool:
@@ -477,7 +510,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
              and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
-             and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)]
+             and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
+             and not number_part(text, m) and not named_for_other(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -873,10 +907,15 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     mmr = [(v.partition("=")[2], m.detail) for m in own if m.kind == "Biomarker" for v in m.values
            if v.startswith("MMR=")]
     mmr_kept = {mmr[i][0] for i in mmr_loss_wins(mmr)}
+    # an earlier result the note recalls ("DISCORDANT with core biopsy (ER 0%)") does not contradict this
+    # note's own: a marker's historical statements count only where the note states none as present
+    said_now = {v.partition("=")[0] for m in own if m.kind == "Biomarker" and m.assertion == "present" for v in m.values}
     for m in own:
         if m.kind == "Biomarker":
             for v in m.values:
                 marker, _, status = v.partition("=")
+                if m.assertion == "historical" and marker in said_now:
+                    continue
                 if status not in ("pending", "invalid") and (marker != "MMR" or status in mmr_kept):
                     statuses.setdefault(marker, set()).add(status)
     # an equivocal IHC beside its reflex ISH result is no contradiction: the ISH decides
@@ -930,8 +969,72 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
            and (cycles := when.cycle_period(texts[i + 1], dmy)) else row
            for i, (t, row) in enumerate(zip(texts, out))]
+    out = option_columns(texts, out)
+    out = [own_cycles(t, row, note_day, dmy) for t, row in zip(texts, out)] if note_day is not None else out
+    out = [stage_appositions(t, negative_panel(t, row)) for t, row in zip(texts, out)]
     period = when.course_period(texts, dmy)
     return [in_course(t, row, period, note_day) for t, row in zip(texts, out)] if period else out
+
+
+# "respiratory viral PCR (incl. COVID-19 and influenza) negative": the bracket lists what the test looked for
+_PANEL_NEGATIVE = re.compile(r"\((?P<items>[^()\n]{1,160})\)\s*(?:(?:was|were|all|both)\s+)?(?:negative|neg\b|"
+                             r"not\s+detected|none\s+detected|undetected)", re.I)
+
+
+def negative_panel(text: str, row: list[Mention]) -> list[Mention]:
+    """Problems named in a bracket that a negative result follows are looked for and not found (the
+    result word stands after the bracket, out of ConText's reach from inside it). Pure. O(len(text))."""
+    spans = [m.span("items") for m in _PANEL_NEGATIVE.finditer(text)]
+    if not spans:
+        return row
+    return [replace(m, assertion="negated", cue="negative (the bracket's test)")
+            if m.kind == "Problem" and m.assertion == "present" and any(a <= m.start and m.end <= b for a, b in spans)
+            else m for m in row]
+
+
+_STAGE_GAP = re.compile(r"\s*[,;(:\-–]?\s*")
+
+
+def stage_appositions(text: str, row: list[Mention]) -> list[Mention]:
+    """"if the adrenal lesion is metastatic this is cT3 N1 M1b, stage IVA": a stage group written right after
+    a TNM restates it, and is as conditional (or denied) as it. Pure. O(mentions)."""
+    out = list(row)
+    stages = sorted((k for k, m in enumerate(row) if m.kind == "Stage"), key=lambda k: row[k].start)
+    for i, j in zip(stages, stages[1:]):
+        a, b = out[i], out[j]
+        if a.assertion in ("possible", "negated") and b.assertion == "present" and a.end <= b.start \
+                and _STAGE_GAP.fullmatch(text, a.end, b.start):
+            out[j] = replace(b, assertion=a.assertion, cue=a.cue)
+    return out
+
+
+# a table column of what a result would support: "| Gene | Alteration | Therapies with clinical benefit |",
+# "FDA-approved therapies", "Potential treatment options" (not a history's "| Date | Treatment | Response |")
+_OPTION_HEADER = re.compile(r"^(?=.*\b(?:therap(?:y|ies)|treatments?|drugs?|agents?)\b)(?=.*\b(?:approved|benefit|"
+                            r"potential|options?|matched|relevant|sensitivity|resistance|associated|available|"
+                            r"possible|trials?)\b)", re.I)
+
+
+def option_columns(texts: list[str], rows: list[list[Mention]]) -> list[list[Mention]]:
+    """Care named in a table column whose header lists therapy options (a genomic report's "Therapies with
+    clinical benefit") is possible, never given: the header row is a sentence of its own, so ConText
+    cannot reach the cells. Pure. O(sentences + mentions)."""
+    out, columns = [], set()
+    for text, row in zip(texts, rows):
+        line = text.strip()
+        if not line.startswith("|"):
+            columns = set()
+            out.append(row)
+            continue
+        cells = line.strip("|").split("|")
+        header = {i for i, c in enumerate(cells) if _OPTION_HEADER.match(c.strip())}
+        if header:
+            columns = header
+        lead = len(text) - len(text.lstrip()) + 1  # past the row's opening "|"
+        out.append([replace(m, assertion="possible", cue="therapy options column")
+                    if columns and m.kind in PLANNED_KINDS and m.assertion in ("present", "historical", "planned")
+                    and text[lead:m.start].count("|") in columns else m for m in row])
+    return out
 
 
 # "MDT 15/04/2024: incomplete response. Recommendation:" / "LAR with TME and loop ileostomy.": a line that
@@ -980,6 +1083,23 @@ def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
                     detail={**m.detail, "course_start": start.isoformat(), "end": end.isoformat()})
             if m.kind in when.KINDS and m.assertion in ("present", "historical") and
             not (m.detail.get("start") or m.detail.get("end")) else m for m in row]
+
+
+def own_cycles(text: str, row: list[Mention], note_day, day_first: bool) -> list[Mention]:
+    """"cisplatin + etoposide, 2 cycles (C1 21/10, C2 18/11) - given": a sentence that dates its own cycles,
+    year-less too, all on or before the note, dates the course of the care it names
+    (``detail.course_start``, ``end``; historical once over before the note). Pure. O(len(text) + mentions)."""
+    day = when.as_day(note_day)
+    period = when.cycle_period(text, day_first, day) if "C" in text.upper() else None
+    if period is None or period[1] > day:
+        return row  # "continue TC (C3 09/10, C4 30/10)": cycles still to come are the plan's, not a course given
+    start, end = period
+    return [replace(m, assertion="historical" if end < day and m.assertion == "present" else m.assertion,
+                    cue=f"cycles {start.isoformat()} to {end.isoformat()}" if end < day and m.cue is None else m.cue,
+                    detail={**m.detail, "course_start": start.isoformat(), "end": end.isoformat()})
+            if m.kind in when.KINDS and m.kind != "Test" and m.assertion in ("present", "historical")
+            and not (m.detail.get("start") or m.detail.get("end") or m.detail.get("course_start")) else m
+            for m in row]
 
 
 _CLAUSE_BREAK = re.compile(r"[;]|\.\s|->|→|\bthen\b|\bnow\b", re.I)  # the line's date no longer speaks
@@ -1100,7 +1220,10 @@ def appositions(text: str, row: list[Mention]) -> list[Mention]:
             out[h] = replace(head, assertion="negated", cue="markers not tested")
         elif head.assertion in ("negated", "possible", "planned"):
             for k in inner:
-                if row[k].kind in CARE and row[k].assertion == "present":
+                # "If ISH is amplified I would recommend neoadjuvant TCHP (docetaxel, carboplatin, ...)": the
+                # components are as conditional as their regimen, whatever plan word reached them too
+                if row[k].kind in CARE and (row[k].assertion == "present" or row[k].assertion == "planned"
+                                            and head.assertion in ("negated", "possible")):
                     out[k] = replace(row[k], assertion=head.assertion, cue=head.cue)
     return out
 

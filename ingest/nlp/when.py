@@ -215,10 +215,29 @@ FIRST_CYCLE = re.compile(r"\b(?:C1|C1D1|cycle\s*(?:1|one)|D1|day\s*1)\b(?!\s*[-â
 _CYCLE_DAY = re.compile(rf"\b(?:C|cycle\s*)(?P<n>\d{{1,2}})(?:D1)?\s*[:=-]?\s*(?P<day>{_DAY})", re.I)
 
 
-def cycle_period(text: str, day_first: bool = False) -> tuple[date, date] | None:
+_CYCLE_DAY_NO_YEAR = re.compile(r"\b(?:C|cycle\s*)(?P<n>\d{1,2})(?:D1)?\s*[:=-]?\s*(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/.]?\d)",
+                                re.I)
+
+
+def _year_less(a: int, b: int, day_first: bool, note_day: date) -> date | None:
+    """The day "a/b" means in a note of ``note_day``: its year, or the year before when that would come
+    more than a month after the note ("C1 21/12" in a January note); a day soon after is still to come."""
+    month, dd = (b, a) if day_first or a > 12 else (a, b)  # "21/10" can only be day first
+    try:
+        d = date(note_day.year, month, dd)
+        return d if (d - note_day).days <= 31 else date(note_day.year - 1, month, dd)
+    except ValueError:
+        return None
+
+
+def cycle_period(text: str, day_first: bool = False, note_day: date | None = None) -> tuple[date, date] | None:
     """"C1 3/17/25, C2 4/7/25, C3 4/28/25, C4 5/19/25": a line of dated cycles is the course's first and last
-    day (at least two cycles, in order), or None. O(len(text))."""
+    day (at least two cycles, in order), or None; with ``note_day``, year-less cycle days ("(C1 21/10, C2
+    18/11)") are read in the note's year. O(len(text))."""
     days = [(int(m.group("n")), exact_day(m.group("day"), day_first)) for m in _CYCLE_DAY.finditer(text)]
+    if note_day is not None and not any(d for _, d in days):
+        days = [(int(m.group("n")), _year_less(int(m.group("a")), int(m.group("b")), day_first, note_day))
+                for m in _CYCLE_DAY_NO_YEAR.finditer(text)]
     days = [(n, d) for n, d in days if d]
     if len(days) < 2 or [n for n, _ in days] != sorted(n for n, _ in days) or days[0][1] > days[-1][1]:
         return None
@@ -256,6 +275,8 @@ def _with_note_year(text: str, day: date, day_first: bool = False) -> str:
     the period would end after the note), read in the note's date order ("(02/04 - 11/06)" in a
     day-first note ends on 11 June). O(len(text))."""
     def fill(m: re.Match) -> str:
+        if m.group("s") == "." and min(len(m.group(k)) for k in ("a1", "a2", "b1", "b2")) < 2:
+            return m.group()  # "INR target 2.5-3.5": a range of decimals (a dotted day is "02.04 - 11.06")
         a1, a2, b1, b2 = (int(m.group(k)) for k in ("a1", "a2", "b1", "b2"))
         if day_first:
             dd, month = (b1, b2) if b2 <= 12 else (b2, b1)

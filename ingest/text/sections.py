@@ -13,6 +13,8 @@ from graphkit.clinical.values import names_marker
 # problem-oriented hospital course entry, not a header
 _MD = re.compile(r"^#{1,6}[ \t]*(?P<name>[^\n:.;]{2,80}?)[ \t]*:?[ \t]*$", re.M)
 _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "FAMILY HISTORY" alone on a line
+# "Summary of treatment\n- NACT EC x4 ...": a known header alone on its line over a bulleted list
+_TITLE_OVER_LIST = re.compile(r"^(?P<name>[A-Z][A-Za-z /&()\-]{2,50}?)[ \t]*$(?=\n[ \t]*(?:[-•*]|\d{1,2}[.)])[ \t])", re.M)
 # "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
 # "Decisión:" too; "Plan (with pt + daughter):" (a bracketed remark on who was there; "Biomarkers
@@ -28,6 +30,9 @@ _HISTORY_HEADERS = (
     "treatments to date", "therapy to date", "prior therapy", "prior therapies", "previous therapy",
     "previous therapies", "prior systemic therapy", "prior lines", "prior lines of therapy",
     "previous lines of therapy", "prior tx", "previous tx",
+    # "Summary of treatment\n- NACT EC x4 -> wkly paclitaxel x12 ...": a follow-up letter's recap
+    "summary of treatment", "summary of treatments", "treatment summary", "cancer treatment summary",
+    "oncology summary", "oncological summary", "oncologic summary",
 )
 #: headers of a pathology report's specimens and gross description
 _SPECIMEN_HEADERS = (
@@ -158,6 +163,9 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
             found.append((start, body, name))
     for m in _AP_INLINE.finditer(text):
         found.append((m.start(), m.end(), m.group("name")))
+    for m in _TITLE_OVER_LIST.finditer(text):
+        if canonical_name(m.group("name")):
+            found.append((m.start(), m.end(), m.group("name")))
     for m in _CAPS_LINE.finditer(text):
         name = m.group("name").strip()
         if canonical_name(name) or len(name.split()) >= 2:

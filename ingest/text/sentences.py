@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 
 _ABBREV = {"dr", "mr", "mrs", "ms", "pt", "vs", "e.g", "i.e", "etc", "approx", "mg", "ml", "no", "st", "q", "b.i.d",
-           "t.i.d", "q.d", "p.o", "a.m", "p.m", "fig", "ca", "hx", "dx", "tx", "sx", "yrs", "wk", "wks", "min", "max"}
+           "t.i.d", "q.d", "p.o", "a.m", "p.m", "fig", "ca", "hx", "dx", "tx", "sx", "yrs", "wk", "wks", "min", "max",
+           "incl", "excl", "esp", "cf", "eg", "ie"}
 # a run of four or more dots is a form's leader ("Estrogen receptor ........ POSITIVE"), not an end
 _END = re.compile(r"(?<!\.)(?:[.!?]{1,3}|[!?]+)(?!\.)[\"')\]]*\s+(?=[A-Z0-9\[(\"'-])")
 _LEADER = re.compile(r"\.{4,}")
