@@ -1008,3 +1008,18 @@ def test_working_assumptions_comparisons_report_columns_and_dated_cycles(nlp):
     cis = next(m for m in ms[2] if m.text.startswith("cisplatin"))
     assert cis.assertion == "historical" and cis.detail["course_start"] == "2024-10-21"
     assert "course_start" not in next(m for m in ms[3] if m.text == "TC").detail
+
+
+def test_an_immunoprofile_names_the_organ_and_other_organs_cancers_stay_theirs(nlp):
+    from datetime import date
+
+    def cancers(sents):
+        ms = resolve_note(sents, extract_mentions(nlp, sents, [None] * len(sents)), note_day=date(2025, 6, 13))
+        return [(m.text, m.detail.get("site")) for row in ms for m in row if m.kind == "Cancer"]
+    # an EBUS report that names no organ: the stains do
+    assert cancers(["4L, 7: POSITIVE for malignant cells - adenocarcinoma (TTF-1+, napsin A+)."]) == [
+        ("adenocarcinoma", "lung")]
+    # the endometrium's cell type never takes the note's colon; a lymphoma's site is no breast cancer
+    got = cancers(["Colonoscopy: normal colon.", "Endometrial biopsy: endometrioid adenocarcinoma, grade 1."])
+    assert got == [("endometrioid adenocarcinoma", "uterus")]
+    assert all(text != "primary breast" for text, _ in cancers(["Dx: primary breast DLBCL (non-GCB), left breast."]))

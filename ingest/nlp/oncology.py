@@ -50,8 +50,9 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "ductal adenocarcinoma": (r"ductal\s+adeno-?carcinoma", "adenocarcinoma", None),
     "serous carcinoma": (r"serous(?:\s+(?:ovarian|tubo-?ovarian|primary\s+peritoneal|fallopian\s+tube|endometrial|"
                          r"uterine))?\s+(?:adeno-?)?carcinoma", "adenocarcinoma", None),
+    # endometrioid: the endometrium's own cell type (or the ovary's), never a colorectal or lung cancer's
     "endometrioid adenocarcinoma": (r"endometrioid(?:\s+(?:ovarian|endometrial|uterine))?\s+(?:adeno-?)?carcinoma",
-                                    "adenocarcinoma", None),
+                                    "adenocarcinoma", "uterus"),
     "transitional cell carcinoma": (r"urothelial(?:\s+cell)?\s+(?:carcinoma|ca|cancer)|transitional[- ]cell\s+"
                                     r"(?:carcinoma|ca)|(?-i:TCC|UCC)", "carcinoma", None),
 }
@@ -129,7 +130,10 @@ _LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|
 _ORIGIN_LINK = re.compile(r"^[\s,;(-]*(?:most\s+)?(?:consistent\s+w(?:ith|/)|c/w|compatible\s+with|suggestive\s+of|"
                           r"in\s+keeping\s+with|favou?ring|favou?r|of|from)\s+(?:an?\s+|the\s+)?"
                           r"(?:known\s+|prior\s+|previous\s+|(?:the\s+)?patient'?s\s+)?$", re.I)
-_PRIMARY_HEAD = re.compile(r"\s+(?:origin|source|site|mass|lesion|nodule|lobe|opacity|consolidation)\b", re.I)
+# ("primary breast DLBCL", "primary pulmonary lymphoma": the site of a neoplasm of another kind)
+_PRIMARY_HEAD = re.compile(r"\s+(?:origin|source|site|mass|lesion|nodule|lobe|opacity|consolidation|\w*lymphomas?|"
+                           r"(?-i:DLBCL|NHL|MALT|GIST|NET)|\w*sarcomas?|melanomas?|phyllodes|mesotheliomas?|"
+                           r"carcinoids?)\b", re.I)
 _ORIGIN_WORD = re.compile(r"^\s+(?:origin|primary|source)\b", re.I)
 _GRADE = re.compile(r"(?:(?:well|moderately|poorly)[- ]differentiated|(?:high|low|intermediate)[- ]grade|invasive|"
                     r"infiltrating|metastatic|recurrent|primary|early[- ]stage|locally\s+advanced|advanced)\s+$", re.I)
@@ -241,8 +245,18 @@ def site_mentions(text: str) -> Counter:
     tumour = bool(_TUMOUR.search(text))
     weight = 2 if tumour else 1
     # another organ counts only beside a tumour word: "thyroid function", "bladder scan" say nothing of the cancer
-    return Counter({k: v * weight for k, v in Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)).items()
-                    if tumour or k in GUIDELINE_SITES})
+    out = Counter({k: v * weight for k, v in Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)).items()
+                   if tumour or k in GUIDELINE_SITES})
+    if tumour:  # "adenocarcinoma (TTF-1+, napsin A+)": the tumour's immunoprofile names its organ of origin
+        out.update({site: 1 for site, rx in _IMMUNOPROFILE.items() if rx.search(text)})
+    return out
+
+
+_STAINED = r"\s*(?:\+|\(\+\)|positive|pos\b|\+ve)"
+#: stains whose positivity in a carcinoma points to one organ (used only beside a tumour word)
+_IMMUNOPROFILE = {"lung": re.compile(rf"\b(?:napsin(?:\s*-?A)?|TTF-?1){_STAINED}", re.I),
+                  "colorectal": re.compile(rf"\b(?:CDX-?2|SATB2){_STAINED}", re.I),
+                  "breast": re.compile(rf"\b(?:GATA-?3|mammaglobin){_STAINED}", re.I)}
 
 
 def _do_index() -> dict[str, str]:
