@@ -321,8 +321,8 @@ def names_institution(text: str, end: int) -> bool:
 _DEGREE_BEFORE = re.compile(r"\b(?:MD|MBBS|MS|DNB|FRCP\w*|FRACP|MRCP)[,\s]+$")
 
 
-def named_for_other(text: str, m) -> bool:
-    """A term that names something else: "Dr S. Kulkarni, MD DM (Med Onc)" is a degree, not diabetes."""
+def degree_letters(text: str, m) -> bool:
+    """"Dr S. Kulkarni, MD DM (Med Onc)": letters after a doctor's degree are another degree, not diabetes."""
     return text[m.start:m.end] == "DM" and bool(_DEGREE_BEFORE.search(text[max(0, m.start - 12):m.start]))
 
 
@@ -511,7 +511,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
-             and not number_part(text, m) and not named_for_other(text, m)]
+             and not number_part(text, m) and not degree_letters(text, m)]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
