@@ -1075,14 +1075,20 @@ def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
     note). Pure. O(mentions)."""
     if when.has_date(text):
         return row
+    return _in_period(row, period, when.as_day(note_day), "course", ("start", "end"))
+
+
+def _in_period(row: list[Mention], period, day, label: str, dated_by: tuple[str, ...]) -> list[Mention]:
+    """The care of ``row`` (given, or over) dated by a course ``period``: ``detail.course_start`` and ``end``,
+    historical once the course ended before ``day``; care already dated by one of ``dated_by`` keeps its
+    dates. Pure. O(mentions)."""
     start, end = period
-    day = when.as_day(note_day)
     over = day is not None and end < day
     return [replace(m, assertion="historical" if over else m.assertion,
-                    cue=f"course {start.isoformat()} to {end.isoformat()}" if over and m.cue is None else m.cue,
+                    cue=f"{label} {start.isoformat()} to {end.isoformat()}" if over and m.cue is None else m.cue,
                     detail={**m.detail, "course_start": start.isoformat(), "end": end.isoformat()})
             if m.kind in when.KINDS and m.assertion in ("present", "historical") and
-            not (m.detail.get("start") or m.detail.get("end")) else m for m in row]
+            not any(m.detail.get(k) for k in dated_by) else m for m in row]
 
 
 def own_cycles(text: str, row: list[Mention], note_day, day_first: bool) -> list[Mention]:
@@ -1093,13 +1099,7 @@ def own_cycles(text: str, row: list[Mention], note_day, day_first: bool) -> list
     period = when.cycle_period(text, day_first, day) if "C" in text.upper() else None
     if period is None or period[1] > day:
         return row  # "continue TC (C3 09/10, C4 30/10)": cycles still to come are the plan's, not a course given
-    start, end = period
-    return [replace(m, assertion="historical" if end < day and m.assertion == "present" else m.assertion,
-                    cue=f"cycles {start.isoformat()} to {end.isoformat()}" if end < day and m.cue is None else m.cue,
-                    detail={**m.detail, "course_start": start.isoformat(), "end": end.isoformat()})
-            if m.kind in when.KINDS and m.kind != "Test" and m.assertion in ("present", "historical")
-            and not (m.detail.get("start") or m.detail.get("end") or m.detail.get("course_start")) else m
-            for m in row]
+    return _in_period(row, period, day, "cycles", ("start", "end", "course_start"))
 
 
 _CLAUSE_BREAK = re.compile(r"[;]|\.\s|->|→|\bthen\b|\bnow\b", re.I)  # the line's date no longer speaks
