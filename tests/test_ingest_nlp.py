@@ -1023,3 +1023,53 @@ def test_an_immunoprofile_names_the_organ_and_other_organs_cancers_stay_theirs(n
     got = cancers(["Colonoscopy: normal colon.", "Endometrial biopsy: endometrioid adenocarcinoma, grade 1."])
     assert got == [("endometrioid adenocarcinoma", "uterus")]
     assert all(text != "primary breast" for text, _ in cancers(["Dx: primary breast DLBCL (non-GCB), left breast."]))
+    # a rectal neuroendocrine tumour is a neoplasm of its own kind, never "rectum cancer"
+    from ingest.nlp.oncology import do_code
+    assert do_code("neuroendocrine carcinoma", "rectum") == "DOID:1800"
+    assert do_code("adenocarcinoma", "rectum") == "DOID:1996"
+
+
+def test_denials_after_the_finding_habits_nouns_of_decline_and_reasons(nlp):
+    a = partial(_assertion, nlp)
+    # a habit's "never" is the habit's only; "decline" as a noun refuses nothing
+    assert a("Ms H is a 54 yo never-smoker who developed a dry cough in June.", "dry cough") == "present"
+    assert a("Osteopenia with decline on AI: start zoledronic acid 4 mg IV q6mo.", "AI") != "negated"
+    assert a("She does not want to stop endocrine therapy.", "endocrine therapy") != "negated"
+    # the finding denied by what follows it, not the test or the drugs before
+    assert a("Nausea days 2-4, vomiting none. Fatigue grade 1.", "vomiting") == "negated"
+    assert a("BAL was negative for infection, including PJP.", "infection") == "negated"
+    assert a("Rash on the face, no secondary infection.", "infection") == "negated"
+    assert a("HIV negative (tested 2023).", "HIV") == "negated"
+    assert a("Tamoxifen + apixaban: no major interaction.", "apixaban") != "negated"
+    assert a("CT pulmonary angiogram excluded a pulmonary embolism.", "pulmonary embolism") == "negated"
+    assert a("CT pulmonary angiogram excluded a pulmonary embolism.", "CT pulmonary angiogram") == "present"
+    assert a("Recurrence score 12, so chemotherapy was not recommended.", "chemotherapy") == "negated"
+    assert a("7. Tab. Calcium + vitamin D3 - HOLD till review", "Calcium") == "negated"
+    assert a("Pneumonitis, likely immune-related (durvalumab) - hold durvalumab.", "durvalumab") != "negated"
+    assert a("WLE and SLNB. Clips to cavity for radiotherapy boost.", "radiotherapy") == "planned"  # a device for later care
+    # a bracket after "not performed" gives its reason
+    assert a("EBUS not performed (N0 on PET, peripheral < 2 cm).", "PET") == "present"
+    assert a("Defer SRS unless no response on MRI brain at 6 weeks.", "MRI brain") != "negated"
+    # a relative's reach ends where the patient is named
+    assert a("Testing for children; surveillance plan for patient - colonoscopy annually.", "colonoscopy") != "family"
+    assert a("Given father's CRC at 52 -> genetics referral.", "CRC") == "family"
+    # a marker sent and not back is possible (pending); a consult's reason is care to weigh, not given
+    got = _one(nlp, "EGFR, ALK, ROS1 on NGS panel - awaited.")
+    assert ("EGFR", "Biomarker", "possible", "EGFR=pending") in got
+    assert a("Reason: post-mastectomy radiotherapy, L breast ca pT2 pN1a.", "radiotherapy") != "present"
+    # a concentration in a lab unit is a test's analyte, not the drug; a capitalised specialty is a department
+    assert [m[1] for m in _one(nlp, "Labs: vitamin D 24 ng/mL (low).") if m[0] == "vitamin D"] == ["Test"]
+    assert not [m for m in _one(nlp, "Prof. G. Murphy, Colorectal Surgery") if m[1] == "Procedure"]
+
+
+def test_fusions_by_partner_codons_tested_and_other_genes_of_a_panel():
+    from graphkit.clinical.values import find_biomarkers
+
+    def values(s):
+        return [f.values for f in find_biomarkers(s)]
+    assert values("An EML4-ALK rearrangement (variant 3) was detected by RNA-based fusion analysis.") == [
+        ("ALK=positive",)]
+    assert values("KRAS: no mutation in codons 12, 13, 61, 117, 146.") == [("KRAS=wild-type",)]
+    assert values("BRCA1 and other panel genes: no variant detected.") == [("BRCA1=wild-type",)]
+    assert values("MET: no exon 14 skipping, no amplification") == [("MET=wild-type",)]
+    assert values("BRAF V600E is absent.") == [("BRAF=wild-type",)]  # the "sent" of "absent" is no send-out

@@ -481,3 +481,11 @@ def test_imaging_of_another_region_is_no_care_of_the_cancer():
     assert not other_region(imaging_regions("CT chest w/ contrast"), "lung")
     assert not other_region(imaging_regions("CT abdomen/pelvis"), "colorectal")
     assert not other_region((), "lung")  # a test with no region written may be any
+    assert other_region(imaging_regions("CT angiography"), "colorectal")  # a stroke work-up surveys no cancer
+
+
+def test_a_marker_sent_with_its_result_pending_is_a_test_that_happened():
+    facts = [f for f in _breast() if f.id != "f6"] + [
+        fact(11, "Biomarker", "HER2 pending", "2024-01-15", assertion="possible", values=("HER2=pending",))]
+    st = build_state("p", facts, D("2024-01-25"))
+    assert st.markers["HER2"].status == "pending" and st.marker("HER2") is None

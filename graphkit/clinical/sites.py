@@ -61,7 +61,9 @@ _REGION_WORDS = (
     ("bone", r"\bbones?\b|skeletal"), ("whole body", r"whole\s+body"),
     ("limb", r"\b(?:shoulder|elbow|wrist|hand|fingers?|hip|knee|ankle|foot|feet|toes?|leg|arm|femur|tibia|humerus|"
              r"extremit(?:y|ies))\b"),
-    ("kidney", r"\bkidneys?\b|\brenal\b|\bbladder\b|\bprostate\b"))
+    ("kidney", r"\bkidneys?\b|\brenal\b|\bbladder\b|\bprostate\b"),
+    # a vascular study ("CT angiography" in a stroke admission, "CTPA" for a clot) surveys no cancer
+    ("vessels", r"angiogra\w*|\bCTA\b|\bCTPA\b|venogra\w*|\bdoppler\b|\bduplex\b"))
 #: the regions whose imaging can be a site's care (staging, response, surveillance); another region's scan
 #: ("CT abdomen/pelvis for a kidney stone" in a lung cancer record) is not
 SITE_REGIONS = {

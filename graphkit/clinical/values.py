@@ -372,7 +372,9 @@ _TOKEN = re.compile(
     r"|(?P<tps>\b(?:TPS|CPS|TC|IC)\b)"
     # words begin at a word's start: "no" is not the end of "adeno", "high" not the end of "thigh"
     r"|(?<![A-Za-z])(?P<prefix>(?:negative|positive)\s+for(?:\s+(?:any\s+)?(?:(?:reportable|pathogenic|clinically\s+significant)\s+)?"
-    r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:co-?occurring\s+|additional\s+|other\s+|further\s+)?(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:co-?occurring\s+|additional\s+|other\s+|further\s+)?(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)"
+    # ("KRAS: no mutation in codons 12, 13, 61": the codons are blanked, nothing follows; a result)
+    r"(?!\s*(?:[.;\n]|$))|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
     r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no\s+known|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?|variants?|(?:likely\s+)?pathogenic|reportable|"
     r"clinically\s+significant)\b))(?=\s|$|[,.;)])"
     r"|(?P<status>(?<![A-Za-z])(?:"
@@ -398,7 +400,9 @@ _DETAIL_PAREN = re.compile(r"\((?:clone\s+)?(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6
                            r"(?:\s+(?:IHC|immunohistochemistry|assay|antibody|clone))?\)|"
                            r"\(codons?\s[\d,\s/and]{1,40}\)|"
                            # a fusion's partner and variant: "ALK rearrangement (EML4-ALK v3) POSITIVE"
-                           r"\((?-i:[A-Z][A-Z0-9]{1,7}-[A-Z][A-Z0-9]{1,7})(?:\s+(?:v|variant\s*)\d+[a-z]?)?(?:\s+fusion)?\)",
+                           r"\((?-i:[A-Z][A-Z0-9]{1,7}-[A-Z][A-Z0-9]{1,7})(?:\s+(?:v|variant\s*)\d+[a-z]?)?(?:\s+fusion)?\)|"
+                           # "EML4-ALK rearrangement (variant 3) was detected": the fusion variant alone
+                           r"\((?:v|variant\s*)\d+[a-z]?\)",
                            re.I)
 # "EGFR (RT-PCR, exons 18-21): NO mutation detected", "ALK (IHC D5F3, Ventana): NEGATIVE": the method,
 # platform, clone and exons tested, in one bracket beside the marker
@@ -412,6 +416,8 @@ _METHOD_PAREN = re.compile(
     re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"all|both|each|(?:all\s+)?(?:two|three|four)|"
+                     # "BRCA1 and other panel genes: no variant detected"
+                     r"other|panel|"
                      r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|real[- ]?time|qPCR|RT-PCR|ddPCR|assay|analysis|stain(?:ing)?|reflex(?:ed)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
@@ -485,15 +491,16 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
             return "invalid", detail, flags
     if variants:
         detail["alteration"] = " ".join(variants)
-    if re.search(_NOT_TESTED, word):
+    if re.search(rf"\b(?:{_NOT_TESTED})\b", word):
         return "not-tested", detail, flags
-    if re.search(_PENDING, word):
+    if re.search(rf"\b(?:{_PENDING})\b", word):  # whole words: the "sent" of "absent" is no send-out
         return "pending", detail, flags
     neg = any(w in ("negative", "neg", "-", "−", "(-)", "( - )") or w.startswith(("negative", "(-", "( -"))
               for w in words) or prefix_status in ("negative", "deficient")
     pos = any(w.startswith(("positive", "pos", "+", "(+", "strongly", "weakly", "low-positive", "low positive"))
               for w in words) or prefix_status == "positive"
-    absent = any(w.startswith(("no ", "not ", "none", "undetected")) for w in words) or prefix_status == "negative"
+    absent = any(w.startswith(("no ", "not ", "none", "undetected")) or w == "absent" for w in words) \
+        or prefix_status == "negative"  # ("BRAF V600E is absent"; an MMR protein's "absent" is its loss, below)
     if marker in ("ER", "PR", "HR"):
         if allred is not None:
             detail["allred"] = allred
@@ -759,6 +766,13 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                     ev.append(("status", "intact"))
                 elif low in ("deficient", "proficient"):
                     ev.append(("status", low))
+                elif low in ("no", "without") and not ev and k + 1 < n and tokens[k + 1][0] == "variant" \
+                        and _gap_ok(text, ke, tokens[k + 1][1]):
+                    # "MET: no exon 14 skipping", "EGFR: no L858R": the alteration looked for is not there
+                    ev.append(("status", "not detected"))
+                    last = tokens[k + 1][2]
+                    k += 2
+                    continue
                 else:
                     break
                 last = ke
@@ -790,6 +804,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
                 and not _TOPIC_AFTER.match(text, last) and not _TOPIC_BEFORE.search(text[max(0, group[0][1] - 30):group[0][1]]):
             ev = [("status", "detected")]  # "given KRAS mutation", "germline BRCA1 mutation": the patient's own
         span_end = last if ev else group[-1][2]
+        span_end = group[-1][2] + len(text[group[-1][2]:span_end].rstrip())  # "no mutation " ends at its word
         if text.count("(", group[0][1], span_end) > text.count(")", group[0][1], span_end):
             close = text.find(")", span_end, span_end + 15)
             span_end = close + 1 if close >= 0 else span_end

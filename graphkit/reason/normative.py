@@ -560,7 +560,7 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         item.conditions = step_conditions(spec, [by_id[v.path] for v in followed], item.step, state)
     res.items += deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state,
                             violated)
-    res.missing_info = missing_info(spec, followed, state)
+    res.missing_info = missing_info(spec, followed, state, res.items)
     return res
 
 
@@ -741,8 +741,12 @@ def _reachable(spec: GuidelineSpec, graph, step: str, done: set[str], through_ca
     return False
 
 
-def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: PatientState) -> list[MissingInfo]:
-    """Unknown conditions of the followed paths, each with the step that establishes the fact."""
+def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: PatientState,
+                 items: list[CareItem] = ()) -> list[MissingInfo]:
+    """Unknown conditions of the followed paths, each with the step that establishes the fact; and, for a
+    testing step that care went past or whose window closed (missing or overdue: "MMR IHC requested,
+    never resulted" while neoadjuvant therapy runs) when no condition names which of its facts decide,
+    the facts it establishes that are still undocumented. O(steps)."""
     out: dict[str, MissingInfo] = {}
     for v in followed:
         unknown = []
@@ -759,8 +763,8 @@ def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: Patien
             else:
                 unknown.append(c)
         for c in unknown:
-            if c.fact in out:
-                continue
+            if c.fact in out or c.fact == "response":
+                continue  # a response is the outcome of care still under way, read at restaging: not a fact to test now
             step = next((s for s in spec.steps if c.fact in s.establishes.biomarkers
                          or (c.fact == "stage" and s.establishes.stage)
                          or (c.fact == "ECOG" and s.establishes.performance_status)), None)
@@ -770,6 +774,15 @@ def missing_info(spec: GuidelineSpec, followed: list[PathVerdict], state: Patien
                    "no sub-group" if c.fact == "stage" else f"{c.observed} does not decide it")
             out[c.fact] = MissingInfo(c.fact, step.id if step else None, spec.uid(step.id) if step else None, why,
                                       c.evidence)
+    for item in items:
+        step = spec.step(item.step)
+        if item.status not in ("missing", "overdue") or any(x in out for x in step.establishes.biomarkers):
+            continue
+        for x in step.establishes.biomarkers:
+            if state.marker(x) is None:
+                m = state.markers.get(x)
+                out[x] = MissingInfo(x, step.id, spec.uid(step.id), m.status if m else "not documented",
+                                     tuple(e.event for e in m.evidence) if m else ())
     return list(out.values())
 
 

@@ -4,7 +4,8 @@ Reads only what ingestion stored normalized (``values`` such as "ER=positive" or
 with basis/TNM parts/percentages, ``flags``): nothing here re-parses text. Rules, each a clinician's:
 
 - only the patient's own facts that happened count (present or historical; never negated, possible,
-  planned, hypothetical or a relative's); planned treatments are listed apart;
+  planned, hypothetical or a relative's; a marker sent with its result pending is a test that happened);
+  planned treatments are listed apart;
 - stage: the latest statement wins; on one day a pathological stage wins over a clinical one; T, N and
   M parts stated apart on one day combine, and the group is derived where the AJCC 8 table of the site
   is unambiguous (M1 is stage IV for every site here); two different groups of the same basis on one
@@ -44,6 +45,13 @@ def _iso(d: dt.date | None) -> str | None:
     return d.isoformat() if d else None
 
 
+def _sent(f: Fact) -> bool:
+    """A marker whose result is pending (assertion possible: its value is not known) was still sent: the
+    test happened."""
+    return f.kind == "Biomarker" and f.assertion == "possible" and bool(f.values) and all(
+        v.endswith("=pending") for v in f.values)
+
+
 def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[Fact]]:
     """(happened, planned) facts of the patient dated on or before ``at`` (undated ones included)."""
     keep = [f for f in facts if at is None or f.date is None or f.date <= at]
@@ -53,7 +61,7 @@ def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[F
     for f in keep:
         if NEVER_STARTED in f.flags and f.codes and f.date:
             never[f.codes[0]] = max(f.date, never.get(f.codes[0], f.date))
-    happened = [f for f in keep if f.assertion in HAPPENED and f.context != "family" and not (
+    happened = [f for f in keep if (f.assertion in HAPPENED or _sent(f)) and f.context != "family" and not (
         f.kind in ("Medication", "Procedure") and f.codes and f.date and f.codes[0] in never
         and f.date <= never[f.codes[0]] and not f.detail.get("status"))]
     planned = [f for f in keep if f.assertion == "planned"]

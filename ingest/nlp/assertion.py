@@ -61,13 +61,81 @@ def _answer_or_bullet(target, modifier, span_between) -> bool:
     return modifier.start == 0 or "\n" in doc[modifier.start - 1].text_with_ws
 
 
+# a habit "never" qualifies as one word ("never-smoker", "never smoked", "never drinker")
+_HABITS = {"smoker", "smokers", "smoked", "smoking", "smokes", "drinker", "drank", "drinking", "user", "users", "used"}
+
+
+def _never_reach(target, modifier, span_between) -> bool:
+    """"63F never smoker, stage IVB": not past a comma; "a 54 yo never-smoker who developed a dry cough":
+    a habit's "never" is the habit's only (the cough is hers)."""
+    if span_between is not None and re.search(r"[,;]", span_between.text):
+        return False
+    doc = modifier.doc
+    following = [t.lower_ for t in doc[modifier.end:modifier.end + 2] if t.text != "-"]
+    return not (following and following[0] in _HABITS and target.start > modifier.end + 2)
+
+
+#: medspaCy rules graphkit drops or replaces (below): the bare "secondary" ends a negation ("no secondary
+#: infection" would deny nothing; "secondary to" stays)
+_REPLACED_DEFAULTS = (": no", ": none", "decline", "declining", "secondary")
+
+
+def _limited(rule, check):
+    """The rule with its clause limits (:func:`with_clause_limit`) and one check more."""
+    rule = with_clause_limit(rule)
+    rule.on_modifies = _both(check, rule.on_modifies)
+    return rule
+
+
+def _as_answer(target, modifier, span_between) -> bool:
+    """": no" negates what follows it, and what comes before it only where it closes its line or clause:
+    the answer to the finding."""
+    if modifier.start <= target.start:
+        return True
+    doc = modifier.doc
+    return modifier.end >= len(doc) or doc[modifier.end].is_punct or "\n" in doc[modifier.end - 1].text_with_ws
+
+
+def _refusal(target, modifier, span_between) -> bool:
+    """"declining chemotherapy", "pt decline adjuvant RT": a refusal; "decline in eGFR", "decline on AI",
+    "declining CEA" (a test right after it): a fall."""
+    doc = modifier.doc
+    nxt = doc[modifier.end].lower_ if modifier.end < len(doc) else ""
+    if nxt in ("in", "on", "of", "from", "to", "with", "since", "over", "after"):
+        return False
+    return not (target.label_ == "Test" and target.start == modifier.end)
+
+
+def _closing_instruction(target, modifier, span_between) -> bool:
+    """"Calcium + vitamin D3 - HOLD till review": the instruction closes the item (the word after it ends it
+    or says until when) and denies the drugs before it; "... (durvalumab) - hold durvalumab" holds the drug
+    right after it, like the plain "hold"."""
+    doc = modifier.doc
+    nxt = doc[modifier.end] if modifier.end < len(doc) else None
+    closing = nxt is None or nxt.is_punct or "\n" in doc[modifier.end - 1].text_with_ws or nxt.lower_ in (
+        "till", "until", "pending", "for", "while", "during", "now", "today")
+    return closing if target.start < modifier.start else not closing and target.start - modifier.end <= 2
+
+
+_PLACING = ["inserted", "placed", "sited", "put", "left", "applied", "to", "in", "into", "at", "the", "cavity", "bed",
+            "tumour", "tumor", "site", "lesion", "situ"]
+
+
+def _adjacent_answer(target, modifier, span_between) -> bool:
+    """"vomiting none.": the word right after the finding, closing its clause."""
+    doc = modifier.doc
+    closes = modifier.end >= len(doc) or doc[modifier.end].is_punct or "\n" in doc[modifier.end - 1].text_with_ws
+    return target.end == modifier.start and closes
+
+
 def default_context_rules(context):
     """medspaCy's English rules, except ": no" / ": none" as BACKWARD-only cues: after "MRI pelvis: no
     residual tumor" they would negate the test and hide the forward "no" from the tumor. graphkit adds
-    them back as bidirectional (a test with a negative result stays present: rule R11)."""
+    them back as bidirectional (a test with a negative result stays present: rule R11), and replaces the
+    others of :data:`_REPLACED_DEFAULTS`."""
     from medspacy.context import ConTextRule
 
-    rules = [r for r in ConTextRule.from_json(context.DEFAULT_RULES_FILEPATH) if r.literal not in (": no", ": none")]
+    rules = [r for r in ConTextRule.from_json(context.DEFAULT_RULES_FILEPATH) if r.literal not in _REPLACED_DEFAULTS]
     rules = [x for r in rules for x in as_phrases(r, context.nlp)]
     for r in rules:
         if r.literal == "free" and r.direction == "BACKWARD":
@@ -81,8 +149,16 @@ def default_context_rules(context):
         {"LOWER": "free"}, {"IS_PUNCT": False, "IS_SPACE": False,
                             "LOWER": {"NOT_IN": ["of", "from", "margin", "margins", "and", "or", "at", "in", "with",
                                                  "since", "for", "x", "by", "on", "to", "survival", "interval"]}}]))
-    # forward as far as a list of findings goes ("ROS: no fever, chills, or night sweats")
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10) for c in (": no", ": none")]
+    # forward as far as a list of findings goes ("ROS: no fever, chills, or night sweats"); ": no" negates
+    # what comes before it only as an answer ("Fevers: no."; "Tamoxifen + apixaban: no major interaction"
+    # denies the interaction, not the drugs)
+    rules += [ConTextRule(": none", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10)]
+    rules += [_limited(ConTextRule(": no", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10), _as_answer)]
+    # medspaCy's "decline"/"declining" negate forward without limit, but as a noun or an adjective they
+    # refuse nothing ("osteopenia with decline on AI", "declining CEA"): care only, not over a preposition
+    rules += [_limited(ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6, allowed_types=set(CARE)),
+                       _refusal)
+              for c in ("decline", "declining")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=10)
               for c in ("no family history of", "no family hx of", "no fhx of", "no family history",
                         "denies family history of", "negative family history of")]
@@ -263,9 +339,39 @@ def context_rules():
     # ("node-negative HER2-positive cancer": a hyphen joins it to the word before, which it describes)
     # ("E-cadherin negative - consistent with metastatic lobular carcinoma": a result, then a dash and the
     # conclusion it supports; the word denies nothing past the dash)
-    rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5,
-                          on_modifies=lambda target, modifier, between: not _hyphen_joined_before(modifier) and not (
-                              between is not None and _DASH_BREAK.search(between.text)))]
+    # ("HIV negative (tested 2023)", "Hep B negative": a finding right before it is denied)
+    rules += [ConTextRule("negative", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=5,
+                          on_modifies=lambda target, modifier, between: (
+                              target.label_ == "Problem" and target.end == modifier.start
+                              if target.start < modifier.start else
+                              not _hyphen_joined_before(modifier) and not (
+                                  between is not None and _DASH_BREAK.search(between.text))))]
+    # "BAL was negative for infection": medspaCy's backward "was negative" (a test's result) would take the
+    # words and leave the finding after them undenied
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8)
+              for c in ("was negative for", "were negative for", "is negative for", "are negative for",
+                        "came back negative for", "returned negative for")]
+    # "vomiting none.": a checklist's answer right after the finding
+    rules += [ConTextRule("none", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=2, allowed_types={"Problem"},
+                          on_modifies=_adjacent_answer)]
+    # "Clips to cavity for radiotherapy boost", "Port inserted for chemotherapy": a device placed for care
+    # still to come
+    rules += [ConTextRule("<device> ... for", "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE),
+                          pattern=[{"LOWER": {"IN": ["clip", "clips", "marker", "markers", "fiducial", "fiducials",
+                                                     "seeds", "tattoo", "tattooed", "port", "portacath", "port-a-cath",
+                                                     "picc", "hickman", "catheter", "spacer"]}},
+                                   # only the words of placing it (any other word may be a cue of its own:
+                                   # "PleurX catheter offered for ...", "PORT not indicated for pN1")
+                                   *[{"LOWER": {"IN": _PLACING}, "OP": "?"}] * 3, {"LOWER": {"IN": ["for", "before"]}}])]
+    # "defer SRS unless no response on MRI brain": the response is denied, not the scan
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
+              for c in ("no response", "no clinical response", "no radiological response", "no radiologic response",
+                        "no objective response", "no meaningful response")]
+    # "She does not want to stop endocrine therapy": a refusal of stopping keeps the care
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
+              for c in ("does not want to stop", "doesn't want to stop", "did not want to stop", "not want to stop",
+                        "does not wish to stop", "does not want to discontinue", "did not want to discontinue",
+                        "does not want to interrupt")]
     # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
     # COPD is real)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
@@ -432,8 +538,7 @@ def context_rules():
     # medspaCy's own "negative for", "without", "declines", "never had" (forward, unbounded: a review-of-
     # systems list is longer than any fixed scope) stay; a graphkit rule for the same phrase replaces it
     # ("63F never smoker, stage IVB lung adenocarcinoma": the smoking only, not past the comma)
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6,
-                          on_modifies=lambda target, modifier, between: between is None or not re.search(r"[,;]", between.text))
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6, on_modifies=_never_reach)
               for c in ("never",)]
     # counselling about side effects names diseases and drugs the patient does not have or take
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
@@ -582,7 +687,21 @@ def context_rules():
     # medspaCy's own "ruled out" reads forward only ("ruled out for PE"), this one both ways
     rules += [ConTextRule("ruled out", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=4)]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=3)
-              for c in ("excluded", "was excluded", "were excluded", "been excluded")]
+              for c in ("was excluded", "were excluded", "been excluded")]
+    # ("CT pulmonary angiogram excluded a pulmonary embolism": a test's finding, forward)
+    rules += [ConTextRule("excluded", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=3,
+                          on_modifies=lambda target, modifier, between: (
+                              target.label_ != "Test" if target.start < modifier.start else
+                              target.label_ in ("Problem", "Cancer") and modifier.end < len(modifier.doc)
+                              and modifier.doc[modifier.end].lower_ not in ("from", "by", "as", "because", "due")))]
+    # "PET-CT not available within timeframe": care that could not be had was not done
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types={"Procedure", "Test"})
+              for c in ("not available", "unavailable", "was not available", "is not available")]
+    # "7. Tab. Calcium + vitamin D3 - HOLD till review": a medication list's instruction
+    # (an instruction closing the item, not "(durvalumab) - hold durvalumab", whose "hold" reads forward)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, allowed_types={"Medication"},
+                          on_modifies=_closing_instruction)
+              for c in ("- hold", "– hold", "- on hold", "– on hold", "- withhold", "- held")]
     # "morphology and IHC exclude NSCLC"
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=3, allowed_types={"Cancer", "Problem"})
               for c in ("exclude", "excludes", "excluding")]
@@ -665,6 +784,9 @@ def context_rules():
                         "is not indicated", "are not indicated", "was not indicated", "is not needed",
                         "is not required", "is not recommended", "are not recommended", "is not appropriate",
                         "is not necessary", "not necessary", "not applicable", "is not applicable",
+                        # ("so chemotherapy was not recommended": medspaCy's forward "was not" took the words)
+                        "was not recommended", "were not recommended", "was not required", "was not needed",
+                        "was not advised", "was not appropriate", "was not necessary", "were not indicated",
                         "not warranted", "is not warranted", "not an option", "is not an option")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("w/o", "w/out")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
@@ -784,7 +906,12 @@ def context_rules():
     # the reason for a consult is care to weigh, but a disease named as the reason is the patient's
     # ("Reason for referral: newly diagnosed metastatic sigmoid adenocarcinoma")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types=set(CARE))
-              for c in ("consult for", "consultation for", "reason for referral")]
+              for c in ("consult for", "consultation for", "reason for referral", "reason for consultation",
+                        "reason for consult")]
+    # a consultation's "Reason: post-mastectomy radiotherapy": the treatment the consultant is asked about
+    rules += [ConTextRule("reason:", "HYPOTHETICAL", direction="FORWARD", max_scope=6,
+                          allowed_types={"Medication", "Procedure"},
+                          pattern=[{"LOWER": {"IN": ["reason", "reasons"]}}, {"TEXT": ":"}])]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
               for c in ("planning", "anticipated", "expected", "referral", "to be given", "is planned",
                         "is scheduled", "will follow", "intro", "introduction", "consult", "consultation")]
@@ -1103,7 +1230,13 @@ def same_clause(target, modifier, span_between) -> bool:
     between = span_between.doc[span_between.start:modifier.start] if span_between.start <= modifier.start < \
         span_between.end else span_between
     return not (";" in between.text or _BUT_NEW_SUBJECT.search(between.text) or _LIST_NUMBER.search(between.text)
-                or _DASH_NEW_SUBJECT.search(between.text))
+                or _DASH_NEW_SUBJECT.search(between.text) or _CONSEQUENCE.search(between.text))
+
+
+# "EGFR wild-type, ALK negative, therefore durvalumab is an option": what follows is concluded from what
+# came before, so a cue there is not about it
+# (a new clause: "biopsy therefore not performed" is one clause)
+_CONSEQUENCE = re.compile(r"[,;]\s*(?:and\s+)?(?:therefore|hence|thus|consequently|accordingly)\b", re.I)
 
 
 # "2. Prolonged air leak, resolved 3. COPD, mild": a problem list run into one sentence, item by item
@@ -1271,6 +1404,15 @@ def no_arrow(target, modifier, span_between) -> bool:
                                         or _CHOICE.search(span_between.text))
 
 
+_PATIENT = re.compile(r"\b(?:patient|pt|herself|himself|her own|his own)\b", re.I)
+
+
+def patient_not_named(target, modifier, span_between) -> bool:
+    """A relative's reach ends where the patient is named: "testing for children; surveillance plan for
+    patient - colonoscopy annually" is the patient's colonoscopy."""
+    return span_between is None or not _PATIENT.search(span_between.text)
+
+
 # "pt declined, preferring upfront surgery": what is chosen instead is not what was declined
 _CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|opting|opted|chose|choosing|instead|in\s+favou?r\s+of)\b", re.I)
 
@@ -1304,6 +1446,8 @@ def with_clause_limit(rule):
         checks.append(same_clause)
     if rule.category in ("NEGATED_EXISTENCE", "FAMILY"):
         checks.append(no_arrow)  # "FDR dx <60 -> colonoscopy now": the arrow's plan is the patient's
+        if rule.category == "FAMILY":
+            checks.append(patient_not_named)
         if rule.category == "NEGATED_EXISTENCE" and rule.direction not in ("BACKWARD", "BIDIRECTIONAL"):
             checks.append(same_clause)  # "no distant metastases; CEA 5.8": a negation ends at its clause
     check = checks[0]
@@ -1328,9 +1472,14 @@ _STATUS_POST = re.compile(r"^(?:s/p|status\s+post)$", re.I)  # "CAD s/p LAD sten
 
 def _no_bare_comma_back(target, modifier, span_between) -> bool:
     """A cue after its target reaches it only over commas inside brackets ("Biomarker testing (EGFR, ALK)
-    not indicated"), not over a list's commas ("26 Gy/5#, 07/04 - 11/04, 6MV, DIBH not required")."""
+    not indicated"), not over a list's commas ("26 Gy/5#, 07/04 - 11/04, 6MV, DIBH not required"); the
+    parenthesis right after the cue gives its reason ("EBUS not performed (N0 on PET)": the PET was done)."""
     if span_between is None or target.start >= modifier.end:
-        return True
+        doc = modifier.doc
+        if target.start < modifier.end or modifier.end >= len(doc) or doc[modifier.end].text != "(":
+            return True
+        reason = doc[modifier.end:target.start].text
+        return reason.count("(") <= reason.count(")")
     return "," not in re.sub(r"\([^()]*\)", "", span_between.text)
 
 

@@ -42,7 +42,9 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
                                    "lobular carcinoma", "breast"),
     "lobular carcinoma": (r"lobular\s+(?:carcinoma|ca|cancer)", "carcinoma", "breast"),
     "ductal carcinoma in situ": (r"ductal\s+carcinoma\s+in\s+situ|(?-i:DCIS)", "ductal carcinoma", "breast"),
-    "neuroendocrine carcinoma": (r"neuroendocrine\s+(?:carcinoma|tumou?r)|carcinoid(?:\s+tumou?r)?", "carcinoma", None),
+    # a neoplasm of its own kind (WHO): a rectal NET or a lung carcinoid is no "rectal cancer" or NSCLC, so
+    # it never backs off to its organ's carcinoma
+    "neuroendocrine carcinoma": (r"neuroendocrine\s+(?:carcinoma|tumou?r)|carcinoid(?:\s+tumou?r)?", None, None),
     "colorectal cancer": (r"(?-i:CRC|mCRC)", "cancer", "colorectal"),
     "breast cancer": (r"(?-i:MBC|mBC)", "cancer", "breast"),  # metastatic breast cancer
     # cell types of other organs: never a breast, lung or colorectal cancer by default
@@ -311,6 +313,8 @@ def do_code(histology: str, site: str | None, site_text: str | None = None) -> s
         # the site's own term: DO's "small cell carcinoma" is of any organ, "lung small cell carcinoma" is
         if HISTOLOGY[hh][2] and HISTOLOGY[hh][2] == group and hh in index:
             return index[hh]
+    if HISTOLOGY[histology][1] is None and histology != "cancer" and histology in index:
+        return index[histology]  # an organ with no DO term for this kind: the kind's own term
     if site is None:
         if histology == "cancer":
             return index.get("cancer")  # "cancer", "malignancy" with no site: the generic DO term

@@ -203,6 +203,12 @@ _ROOM_AIR = re.compile(r"(?:\bon|%|\bsats?|\bsaturation|SpO2|O2|\b(?:weaned|back
 _SERVICE_BEFORE = re.compile(r"\b(?:thoracic|breast|colorectal|general|surgical|plastic|vascular|cardiac|"
                              r"cardiothoracic|hepatobiliary|HPB|neuro|orthopedic|ortho|GI|oncologic|transplant|ENT)\s+$",
                              re.I)
+# a specialty written as a name, capitalised with its "Surgery" ("Breast & Endocrine Surgery", "THORACIC SURGERY")
+_NAMED_SPECIALTY_BEFORE = re.compile(r"(?-i:\b(?:Thoracic|Breast|Colorectal|Rectal|Colon|General|Surgical|Plastic|Vascular|"
+                                     r"Cardiac|Cardiothoracic|Hepatobiliary|HPB|Endocrine|Upper\s+GI|Lower\s+GI|GI|"
+                                     r"Oncologic(?:al)?|Transplant|ENT|Pancreatic|Gastrointestinal|Head\s+and\s+Neck|"
+                                     r"THORACIC|BREAST|COLORECTAL|RECTAL|GENERAL|SURGICAL|PLASTIC|VASCULAR|CARDIAC|"
+                                     r"CARDIOTHORACIC|HEPATOBILIARY|ENDOCRINE|ONCOLOGIC(?:AL)?|TRANSPLANT))\s+$")
 _SERVICE_WORD = re.compile(r"(?:seen by|per|by|referred to|referral to|ref to|discussed with|d/w|consulted|"
                            r"service\s*:|attending\s*:)\s+\S+\s+$", re.I)
 _SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|consultation|clinic|note|f/u|follow-up|"
@@ -236,13 +242,16 @@ def service(text: str, m) -> bool:
         return True
     word = text[m.start:m.end].lower()
     line = text[text.rfind("\n", 0, m.start) + 1:m.start]
-    if word in _TEAM_WORDS and _STAFF_LABEL.match(line):
+    # (a header's fields share a line: "Chair: Mr. Kavanagh   Present: Surgery, Medical Oncology")
+    if word in _TEAM_WORDS and (_STAFF_LABEL.match(line) or _TEAMS_LISTED.search(line)):
         return True  # "Attendees: pulmonology, thoracic surgery, radiotherapy, pathology": the teams
     if word not in ("surgery", "surgeon", "surgeons"):
         return False
     if _SURGICAL_PLACE_AFTER.match(text, m.end) or _DEPARTMENT_OF.search(text[max(0, m.start - 50):m.start]):
         return True  # "Breast & Endocrine Surgery Unit", "Surgery Department": the place, not an operation
     before = text[max(0, m.start - 40):m.start]
+    if text[m.start].isupper() and _NAMED_SPECIALTY_BEFORE.search(before):
+        return True  # "Prof. G. Murphy, Colorectal Surgery", "MD, FACS - Colon & Rectal Surgery": a specialty's name
     # "Thoracic surgery: resectable by RUL lobectomy": the department's opinion; "Consultant: Miss A. Barton
     # (Breast Surgery)", "Referring: Dr. S. Amin, Thoracic Surgery", "... - CARDIOTHORACIC SURGERY": a team
     return bool(_SERVICE_BEFORE.search(before)) and bool(
@@ -255,6 +264,9 @@ _STAFF_LABEL = re.compile(r"^\W*(?:consultant|(?:referring|requesting)(?:\s+(?:p
                           r"referred\s+by|referrer|attendees?|attending|present|in\s+attendance|(?:team\s+)?members|"
                           r"surgeon|assistant|requested\s+by|ordering\s+(?:physician|provider|clinician)|cc|"
                           r"copy\s+to)\s*:", re.I)
+
+
+_TEAMS_LISTED = re.compile(r"(?<!\w)(?:present|attendees?|in\s+attendance)\s*:[\w\s,&/]*$", re.I)
 
 
 def _title_line(text: str, start: int) -> bool:
@@ -307,7 +319,10 @@ _INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|pr
                                 # "testing for NSCLC drivers", "a hereditary breast cancer panel", "NSCLC biomarker
                                 # testing not indicated for pure SCLC", "a lung cancer trial"
                                 r"drivers?|driver\s+(?:mutations?|alterations?|genes?)|panels?|awareness|education|"
-                                r"biomarkers?|molecular|testing|trials?|work-?up)\b",
+                                r"biomarkers?|molecular|testing|trials?|work-?up|"
+                                # "SHREE VINAYAK CANCER HOSPITAL", "GOLDEN WATTLE CANCER CARE - RADIATION ONCOLOGY"
+                                r"hospitals?|infirmary|trust|"
+                                r"care(?=[ \t]*(?:[-–,(\n]|$|cent(?:er|re)|unit|coordinat|navigat|team|service|network)))\b",
                                 re.I)
 
 
@@ -424,6 +439,19 @@ def measure_label(text: str, m) -> bool:
     return m.kind in ("Problem", "Cancer") and word.isupper() and len(word) <= 5 and bool(_MEASURE_AFTER.match(text, m.end))
 
 
+# a concentration in a laboratory unit, or a serology's result: "vitamin D 24 ng/mL", "Calcium normalised to
+# 10.1 mg/dL", "HBsAg negative" (a dose is written in mg, IU or mcg, never per litre)
+_ANALYTE_AFTER = re.compile(r"\s*(?:levels?\s*)?(?:[:=]\s*)?(?:(?:was|is|of|normali[sz]ed\s+to|corrected|now)\s+)?"
+                            r"(?:[<>≤≥~]\s*)?\d+(?:\.\d+)?\s*(?:ng|mg|mmol|µmol|umol|nmol|pmol|u|iu|meq|mcg|µg|ug|g)/(?:[dm]?l)\b|"
+                            r"\s*(?:[:=]\s*)?(?:negative|positive|undetectable|not\s+detected|non-?reactive|reactive)\b", re.I)
+
+
+def analyte_value(text: str, m) -> bool:
+    """"vitamin D 24 ng/mL (low)", "HBsAg negative": a substance measured in the blood is a test's analyte
+    here, not a medication given."""
+    return m.kind == "Medication" and bool(_ANALYTE_AFTER.match(text, m.end))
+
+
 _IDENTIFIER_AFTER = re.compile(r"\s*(?:no\.?|number|nr\.?|#|id|ref(?:erence)?)\s*[:#]", re.I)
 
 
@@ -512,6 +540,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m)]
+    terms = [replace(m, kind="Test", concepts=()) if analyte_value(text, m) else m for m in terms]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -739,6 +768,9 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
             if f.detail.get("doubt") and assertion == "present":
                 assertion, cue = "possible", cue or "suspicious or indeterminate"  # "suspicious R axillary LN"
+            if f.kind == "Biomarker" and assertion == "present" and f.values and all(
+                    v.endswith("=pending") for v in f.values):
+                assertion, cue = "possible", cue or "result pending"  # "EGFR, ALK on NGS panel - awaited"
             label = _opens_label(text, f.start, f.end) if f.kind in PLANNED_KINDS else None
             if label:
                 rest = text[f.end + label.end():]
