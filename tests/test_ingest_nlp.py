@@ -1073,3 +1073,25 @@ def test_fusions_by_partner_codons_tested_and_other_genes_of_a_panel():
     assert values("BRCA1 and other panel genes: no variant detected.") == [("BRCA1=wild-type",)]
     assert values("MET: no exon 14 skipping, no amplification") == [("MET=wild-type",)]
     assert values("BRAF V600E is absent.") == [("BRAF=wild-type",)]  # the "sent" of "absent" is no send-out
+
+
+def test_a_negative_label_on_its_own_line_consents_bridges_and_phases_named_by_the_care(nlp):
+    from datetime import date
+
+    from ingest.nlp.oncology import treatment_phase
+    sents = ["Negative for:", "EGFR (exons 18-21), BRAF V600E and non-V600, MET exon 14 skipping,\n  ALK, ROS1 fusions (RNA)."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]), note_day=date(2025, 3, 1))
+    got = {v for m in rows[1] if m.kind == "Biomarker" for v in m.values}
+    assert got == {"EGFR=wild-type", "BRAF=wild-type", "MET=wild-type", "ALK=negative", "ROS1=negative"}
+    a = partial(_assertion, nlp)
+    assert a("KRAS G12D mutant; MSS; BRAF wild-type; HER2 not tested yet.", "KRAS G12D mutant") == "present"
+    assert not [m for m in _one(nlp, "No PR bleeding. Best response PR (-58% at 6 mo).") if m[1] == "Biomarker"]
+    assert a("Mrs LANE - consented for FOLFOX + panitumumab q2w, palliative intent.", "FOLFOX") == "planned"
+    assert a("Colonic stent as bridge to palliative chemo.", "chemo") == "planned"
+    assert a("Explained chance of organ preservation with TNT, extra toxicity.", "TNT") != "present"
+    text = "4 wks post RUL lobectomy after neoadjuvant nivo-chemo x3; post NACT + WLE 14/04/25."
+    assert treatment_phase(text, text.index("chemo"), text.index("chemo") + 5) == "neoadjuvant"
+    assert treatment_phase(text, text.index("NACT"), text.index("NACT") + 4) == "neoadjuvant"
+    from graphkit.clinical.values import find_biomarkers
+    assert [f.values for f in find_biomarkers("gBRCA1/2, PALB2: no pathogenic variant detected.")] == [
+        ("BRCA1=wild-type", "BRCA2=wild-type")]

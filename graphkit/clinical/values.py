@@ -315,7 +315,9 @@ STATUSES = {
 # Marker names as written. Short all-caps names are matched case-sensitively ("PR", never "pr" of "procedure").
 _MARKER_NAMES = [
     ("ER", r"(?-i:ER(?:-?alpha|α)?)|estrogen[- ]receptors?|oestrogen[- ]receptors?"),
-    ("PR", r"(?-i:PR|PgR|PGR)|progesterone[- ]receptors?"),
+    # (not "no PR bleeding" (per rectum), not "best response PR" (a partial response))
+    ("PR", r"(?-i:(?<!response\s)(?<!response:\s)(?<!RECIST\s)PR(?!\s*(?:bleed\w*|blood|exam\w*|discharge|mucus|mass)\b)"
+           r"|PgR|PGR)|progesterone[- ]receptors?"),
     ("HR", r"(?-i:HR)|hormone[- ]receptors?"),
     ("HER2", r"(?-i:HER-?2(?:/?neu)?|Her-?2(?:/?neu)?|her2|HER\s2|ERBB2|c-erbB-?2)"),
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
@@ -329,9 +331,10 @@ _MARKER_NAMES = [
     ("PD-L1", r"(?-i:PD-?L1|PDL-?1)|programmed death[- ]ligand[- ]1"),
     ("MSI", r"(?-i:MSI-?H|MSI-?L|MSI|MSS)|microsatellite[- ](?:instability(?:[- ]high)?|stable|stability)(?:\s+status)?"),
     ("MMR", r"(?-i:[dp]MMR|MMR)|mismatch[- ]repair(?:\s+proteins?)?|(?-i:MLH-?1|PMS-?2|MSH-?2|MSH-?6)"),
-    ("BRCA", r"(?-i:BRCA(?:-?1/2)?)(?!\d)"),
+    # ("gBRCA1/2": germline, "tBRCA": tumour)
+    ("BRCA", r"(?-i:[gst]?BRCA(?:-?1/2)?)(?!\d)"),
     ("RAS", r"(?-i:RAS)(?=\s*(?:/|wild|wt|mut|negative|positive|status|testing|:))|(?-i:[KN]?RAS/[KN]RAS)"),
-    ("BRCA1", r"(?-i:BRCA-?1)"), ("BRCA2", r"(?-i:BRCA-?2)"),
+    ("BRCA1", r"(?-i:[gst]?BRCA-?1)"), ("BRCA2", r"(?-i:[gst]?BRCA-?2)"),
     ("TNBC", r"(?-i:TNBC)|triple[- ]negative"),
 ]
 def names_marker(label: str) -> bool:
@@ -416,8 +419,9 @@ _METHOD_PAREN = re.compile(
     re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"all|both|each|(?:all\s+)?(?:two|three|four)|"
-                     # "BRCA1 and other panel genes: no variant detected"
-                     r"other|panel|"
+                     # "BRCA1 and other panel genes: no variant detected", "gBRCA1/2, PALB2: no pathogenic
+                     # variant": another gene of the panel, named by its symbol
+                     r"other|panel|(?-i:(?!CEP\d)[A-Z][A-Z0-9]{1,6}\d[A-Z0-9]*)|"  # (not HER2's CEP17 probe)
                      r"are|of|the|a|IHC|immunohistochemistry|FISH|ISH|CISH|SISH|NGS|PCR|real[- ]?time|qPCR|RT-PCR|ddPCR|assay|analysis|stain(?:ing)?|reflex(?:ed)?|"
                      r"22C3|SP263|SP142|28-8|score|proteins?|gene|genes|tumou?r|cells?|in|nuclear|strong|weak|"
                      r"moderate|intensity|=|\(|\)|dual|probe|copy|number|germline|somatic|level|\d+\s?cells?|show|shows|still|"
@@ -927,10 +931,32 @@ _OWN_RESULT = re.compile(r"[:+]|\d\s*%|\b(?:pos\w*|detected|identified|found|pre
                          r"wt|pending|awaited|not\s+(?:done|tested|performed))\b", re.I)
 
 
+def negative_label_only(text: str) -> bool:
+    """Is this line only a label giving one negative result to the markers listed under it ("Negative
+    for:", "NOT DETECTED:")?"""
+    m = _NEGATIVE_LIST.match(text)
+    return bool(m) and not text[m.end():].strip()
+
+
 def _list_end(text: str, start: int) -> int:
     """Where a negative label's list that begins at ``start`` ends: its line or sentence, or past a ";"
     when the next segment only names more markers ("NOT DETECTED: ALK, ROS1 fusions; KRAS, BRAF V600E,
-    MET exon 14 skipping mutations"). O(line length)."""
+    MET exon 14 skipping mutations"); a label that ends its line ("Negative for:") heads the indented or
+    bulleted lines under it. O(line length)."""
+    head = re.match(r"[ \t]*\n", text[start:])
+    if head:
+        pos = end = start + head.end()
+        while pos < len(text):
+            line_end = text.find("\n", pos)
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[pos:line_end]
+            if not re.match(r"[ \t]+\S|[-•*]\s", line):
+                break
+            stop = re.search(r"\.(?:\s|$)|;", line)
+            if stop:
+                return pos + stop.start()
+            end, pos = line_end, line_end + 1
+        return end
     while True:
         stop = _LIST_STOP.search(text, start)
         if stop is None:

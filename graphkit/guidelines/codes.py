@@ -27,6 +27,8 @@ _FORMAT = {
     "NCIT": re.compile(r"^C\d{1,7}$"),
     "ATC": re.compile(r"^[A-Z](?:\d{2}(?:[A-Z](?:[A-Z](?:\d{2})?)?)?)?$"),
     "regimen": re.compile(r"^[A-Z0-9][A-Z0-9\-]*$"),
+    # graphkit's own procedure terms, where no standard code is committed (ingest/link/data/procedures.tsv)
+    "graphkit-procedure": re.compile(r"^[a-z0-9][a-z0-9\-]*$"),
 }
 
 

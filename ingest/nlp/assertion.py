@@ -540,6 +540,11 @@ def context_rules():
     # ("63F never smoker, stage IVB lung adenocarcinoma": the smoking only, not past the comma)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6, on_modifies=_never_reach)
               for c in ("never",)]
+    # "Explained chance of organ preservation with TNT, extra chemotherapy toxicity": an explanation to the
+    # patient names care being weighed, not given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12, allowed_types=set(CARE))
+              for c in ("explained", "we explained", "i explained", "explained to him", "explained to her",
+                        "explained to the patient", "explanation of")]
     # counselling about side effects names diseases and drugs the patient does not have or take
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=12)
               for c in ("counseled on", "counselled on", "counseled about", "counselled about", "counseling on",
@@ -1019,6 +1024,13 @@ def context_rules():
         {"LOWER": {"IN": ["willing", "agreeable", "keen", "consents", "consented", "agrees", "amenable"]}},
         {"LOWER": "to"}, {"LOWER": {"IN": ["have", "undergo", "start", "proceed", "receive", "try", "go"]}, "OP": "?"},
         {"LOWER": {"IN": ["with", "ahead"]}, "OP": "?"}])]
+    # "colonic stent as bridge to palliative chemo", "bridging to surgery": the care bridged to is to come
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
+              for c in ("bridge to", "as bridge to", "as a bridge to", "bridging to", "as bridging to")]
+    # "consented for FOLFOX + panitumumab q2w", "consent signed for lobectomy": the form comes before the care
+    rules += [ConTextRule("consented_for", "PLANNED", direction="FORWARD", max_scope=6, allowed_types=set(CARE), pattern=[
+        {"LOWER": {"IN": ["consented", "consent", "consents"]}},
+        {"LOWER": {"IN": ["signed", "obtained", "taken", "given"]}, "OP": "?"}, {"LOWER": "for"}])]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8, allowed_types=set(CARE))
               for c in ("held for now", "on hold", "is on hold", "put on hold", "placed on hold", "deferred for now",
                         "on hold for now", "held at present")]
@@ -1510,6 +1522,15 @@ COMPARED_WITH = ("discordant with", "concordant with", "in contrast to", "in con
 _PERFORMANCE_CODES = frozenset({"89247-1"})  # ECOG performance status score (graphkit's value parser)
 
 
+def _own_clause(ent) -> str:
+    """The text of the entity's clause: its sentence between the semicolons around it."""
+    doc = ent.doc
+    text = doc.text
+    a = text.rfind(";", 0, ent.start_char) + 1
+    b = text.find(";", ent.end_char)
+    return text[a:b if b >= 0 else len(text)]
+
+
 def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | None) -> tuple[str, str | None]:
     """(assertion, the cue that decided it) for a mention given its ConText entity. Precedence: who has
     it (family), then negated > possible > planned > historical > present (guideline section 3)."""
@@ -1531,8 +1552,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         negated = ent._.is_negated and not _only_result_cues(ent, mods)
         return ("negated" if negated else "family"), cue
     if kind in ("Biomarker", "Stage"):
-        if kind == "Biomarker" and _NOT_TESTED.search(ent.sent.text if ent.sent is not None else ent.doc.text):
-            return "negated", cue
+        if kind == "Biomarker" and _NOT_TESTED.search(_own_clause(ent)):
+            return "negated", cue  # ("KRAS G12D mutant; MSS; HER2 not tested yet": the HER2 only)
         if kind == "Stage" and any(m.category == "NEGATED_EXISTENCE" and 0 <= ent.start - m.modifier_span[1] <= 1
                                    for m in mods):
             return "negated", cue  # "NOT stage IV - prior referral dx incorrect" (not "no PMRT - cN0 ...")

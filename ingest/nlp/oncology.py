@@ -451,8 +451,10 @@ def start_date(text: str) -> str | None:
 # -- treatment phase: before or after the operation ----------------------------------------------------------------
 _BEFORE_OP = r"neo-?adjuvant|pre-?op(?:erative(?:ly)?)?|pre-?surgical|induction"
 _AFTER_OP = r"adjuvant|post-?op(?:erative(?:ly)?)?|post-?surgical"
+# ("after neoadjuvant nivo-chemo x3": a drug joined by a hyphen is one of the words between)
 _PHASE_LEFT = re.compile(rf"\b(?:(?P<before>{_BEFORE_OP})|(?P<after>{_AFTER_OP}))\s+"
-                         rf"(?:(?!(?:then|and|followed|or)\b)[\w/+-]+\s+){{0,2}}$", re.I)
+                         rf"(?:(?!(?:then|and|followed|or)\b)[\w/+]+(?:\s+|-)){{0,2}}$", re.I)
+_PHASE_OWN = re.compile(rf"(?:(?P<before>{_BEFORE_OP}|(?-i:NACT|NAC|NST|NAST)\b)|(?P<after>{_AFTER_OP}))", re.I)
 _PHASE_RIGHT = re.compile(rf"^\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE_OP})\b|(?:before|prior\s+to)\s+(?:the\s+)?"
                           rf"(?:surgery|operation|resection))|(?P<after>(?:post-?op(?:eratively)?)\b|after\s+(?:the\s+)?"
                           rf"(?:surgery|operation|resection)))", re.I)
@@ -467,6 +469,9 @@ def treatment_phase(text: str, start: int, end: int) -> str | None:
     """"He received all planned chemotherapy pre-op", "neoadjuvant FOLFIRINOX", "post-op RT": the side of
     the operation a treatment is on as the clause names it — "neoadjuvant" or "adjuvant" — else None.
     The date of a retold course is often only its note's; the phase still says where it belongs. O(1)."""
+    own = _PHASE_OWN.match(text, start, end)  # "NACT", "neoadjuvant chemotherapy": the name says it
+    if own:
+        return "neoadjuvant" if own.group("before") else "adjuvant"
     left = _PHASE_LEFT.search(text[max(0, start - 40):start])
     if left:
         return "neoadjuvant" if left.group("before") else "adjuvant"

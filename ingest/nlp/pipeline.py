@@ -31,10 +31,10 @@ from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import imaging_regions, site_group, site_of
-from graphkit.clinical.treatments import NEVER_STARTED
+from graphkit.clinical.treatments import NEVER_STARTED, is_systemic_class
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
-    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins)
+    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only)
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
@@ -918,6 +918,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
              if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
              for c in m.concepts[:1]}
     dmy = when.day_first(texts, when.as_day(note_day))
+    mentions = [under_negative_label(texts[i - 1] if i else "", text, ms) for i, (text, ms) in enumerate(zip(texts, mentions))]
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
@@ -1011,6 +1012,27 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
 # "respiratory viral PCR (incl. COVID-19 and influenza) negative": the bracket lists what the test looked for
 _PANEL_NEGATIVE = re.compile(r"\((?P<items>[^()\n]{1,160})\)\s*(?:(?:was|were|all|both)\s+)?(?:negative|neg\b|"
                              r"not\s+detected|none\s+detected|undetected)", re.I)
+
+
+def under_negative_label(previous: str, text: str, row: list[Mention]) -> list[Mention]:
+    """"Negative for:" alone on its line, then "EGFR (exons 18-21), BRAF V600E ..., MET exon 14 skipping" on the
+    lines under it (split into two sentences): the markers listed take the label's result, read by
+    :func:`graphkit.clinical.values.find_biomarkers` over the two as one statement. Pure. O(len(text))."""
+    if not previous or not negative_label_only(previous) or not any(m.kind == "Biomarker" for m in row):
+        return row
+    head = previous.strip() + "\n  "
+    found = [(b.start - len(head), b.end - len(head), b) for b in find_biomarkers(head + text)]
+    out = []
+    for m in row:
+        b = next((b for a, e, b in found if m.kind == "Biomarker" and a < m.end and m.start < e), None)
+        out.append(replace(m, values=b.values, value=";".join(b.values), detail=dict(b.detail))
+                   if b is not None and b.values != m.values else m)
+    # the markers of the list that stated no result of their own were no mentions yet ("ALK, ROS1, RET")
+    for a, e, b in found:
+        if 0 <= a and not any(x.start < e and a < x.end for x in out):
+            out.append(Mention(a, e, text[a:e], "Biomarker", "present", (), ";".join(b.values), "negative label",
+                               b.values, dict(b.detail), b.flags))
+    return sorted(out, key=lambda m: m.start)
 
 
 def negative_panel(text: str, row: list[Mention]) -> list[Mention]:
@@ -1144,7 +1166,7 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
             m.concepts and m.concepts[0].code in never:
         return replace(m, assertion="negated", cue="never taken (same note)")
     if m.kind in when.KINDS + ("Test",) and m.assertion == "present":
-        over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure", day_first=day_first) \
+        over = when.over_before(text, m.end, note_day, single_date=_one_day(m), day_first=day_first) \
             if m.kind in when.KINDS else None
         if over is None and m.kind in when.KINDS and note_day is not None:
             # "* 04/2024 lap sigmoid colectomy", "10/15/24-01/07/25: weekly paclitaxel": a line dated before
@@ -1168,10 +1190,16 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
                            detail={**m.detail, **_course_dates(text, m, note_day, over, day_first)})
     if m.kind in when.KINDS and m.assertion == "historical" and not (m.detail.get("start") or m.detail.get("end")):
         # "completed 6 cycles TCHP (C1 1 Jul 2024, C6 14/10/2024)": history by its cue, dated by its clause
-        over = when.over_before(text, m.end, note_day, single_date=m.kind == "Procedure", day_first=day_first)
+        over = when.over_before(text, m.end, note_day, single_date=_one_day(m), day_first=day_first)
         dates = _course_dates(text, m, note_day, over, day_first)
         return replace(m, detail={**m.detail, **dates}) if dates else m
     return m
+
+
+def _one_day(m: Mention) -> bool:
+    """Is one date after this care the day it was over? An operation's, yes; a course of systemic therapy,
+    like a drug, no ("post NACT (KN-522) + WLE/TAD 14/04/25": the day of the operation)."""
+    return m.kind == "Procedure" and not is_systemic_class(tuple(f"{c.system}|{c.code}" for c in m.concepts))
 
 
 def _course_dates(text: str, m: Mention, note_day, over, day_first: bool) -> dict:
