@@ -910,7 +910,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     history is flagged (:func:`past_cancer`); histology-only cancers take the note's site (and code),
     never a past cancer's; TNM classifications get their AJCC 8 group when the note's cancer makes it
     unambiguous (``detail.derived_group``, flagged ``derived-group``); a biomarker stated with
-    contradictory statuses in the note is flagged ``conflict`` on each statement. Pure. O(mentions)."""
+    contradictory statuses in the note is flagged ``conflict`` on each statement; markers listed under a
+    negative label on the line before take its result (:func:`under_negative_label`). Pure. O(mentions)."""
     lexicon = lexicon or load_lexicon()
     # "osimertinib was prescribed ... never started": a treatment the note says was never taken is not
     # given by its bare mentions elsewhere in the same note
@@ -918,7 +919,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
              if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NEVER.search(m.cue or "")
              for c in m.concepts[:1]}
     dmy = when.day_first(texts, when.as_day(note_day))
-    mentions = [under_negative_label(texts[i - 1] if i else "", text, ms) for i, (text, ms) in enumerate(zip(texts, mentions))]
+    mentions = [under_negative_label(texts[i - 1] if i else "", text, ms)
+                for i, (text, ms) in enumerate(zip(texts, mentions))]
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
