@@ -87,13 +87,16 @@ def _limited(rule, check):
     return rule
 
 
+def _closes_clause(modifier) -> bool:
+    """Does the cue end its sentence, line or clause (nothing, a punctuation mark or a line break after it)?"""
+    doc = modifier.doc
+    return modifier.end >= len(doc) or doc[modifier.end].is_punct or "\n" in doc[modifier.end - 1].text_with_ws
+
+
 def _as_answer(target, modifier, span_between) -> bool:
     """": no" negates what follows it, and what comes before it only where it closes its line or clause:
     the answer to the finding."""
-    if modifier.start <= target.start:
-        return True
-    doc = modifier.doc
-    return modifier.end >= len(doc) or doc[modifier.end].is_punct or "\n" in doc[modifier.end - 1].text_with_ws
+    return modifier.start <= target.start or _closes_clause(modifier)
 
 
 def _refusal(target, modifier, span_between) -> bool:
@@ -111,8 +114,7 @@ def _closing_instruction(target, modifier, span_between) -> bool:
     or says until when) and denies the drugs before it; "... (durvalumab) - hold durvalumab" holds the drug
     right after it, like the plain "hold"."""
     doc = modifier.doc
-    nxt = doc[modifier.end] if modifier.end < len(doc) else None
-    closing = nxt is None or nxt.is_punct or "\n" in doc[modifier.end - 1].text_with_ws or nxt.lower_ in (
+    closing = _closes_clause(modifier) or doc[modifier.end].lower_ in (
         "till", "until", "pending", "for", "while", "during", "now", "today")
     return closing if target.start < modifier.start else not closing and target.start - modifier.end <= 2
 
@@ -123,9 +125,7 @@ _PLACING = ["inserted", "placed", "sited", "put", "left", "applied", "to", "in",
 
 def _adjacent_answer(target, modifier, span_between) -> bool:
     """"vomiting none.": the word right after the finding, closing its clause."""
-    doc = modifier.doc
-    closes = modifier.end >= len(doc) or doc[modifier.end].is_punct or "\n" in doc[modifier.end - 1].text_with_ws
-    return target.end == modifier.start and closes
+    return target.end == modifier.start and _closes_clause(modifier)
 
 
 def default_context_rules(context):
