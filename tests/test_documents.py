@@ -149,3 +149,23 @@ def test_a_first_cycle_dates_a_course_and_a_histology_is_read_with_its_note_s_si
     assert supports("Colon adenocarcinoma was first recorded on 2025-04-17", histology, 0.6, stated=stored).supported
     assert not supports("Colon adenocarcinoma was first recorded on 2025-04-17", histology, 0.6,
                         stated={"DOID|DOID:3910": {"present"}}).supported
+
+
+def test_a_meetings_date_an_anchor_named_with_its_own_words_a_sent_marker_and_an_unknown_abbreviation():
+    from graphkit.documents.attribution import _only_as_time_point, dated_otherwise, supports
+
+    # the date of the board is not the date of the cancer it discusses
+    assert not dated_otherwise("RLL adenocarcinoma was first recorded on 2025-02-10",
+                               "Lung MDM 20/02/2025 62M - RLL adenocarcinoma.")
+    assert dated_otherwise("RLL adenocarcinoma was first recorded on 2025-02-10",
+                           "EBUS-TBNA 20/02/2025: RLL adenocarcinoma.")
+    # the operation named as the time since which nothing was done, with its own words between
+    said = "Records confirm no surveillance CT and no colonoscopy since sigmoid colectomy 12/03/2024."
+    assert _only_as_time_point("laparoscopic sigmoid colectomy", said)
+    assert not _only_as_time_point("laparoscopic sigmoid colectomy", "He had a laparoscopic sigmoid colectomy.")
+    # a marker sent with its result awaited shows why it is still to be tested
+    assert supports("HER2 is pending: to be tested or documented",
+                    "ER/PR/HER2 IHC requested in our lab 01/04 - results expected next week.", 0.5).supported
+    # the claim's subject named by its own codes, whatever the wording's closeness
+    assert supports("ILC was first recorded on 2025-03-04", "Invasive lobular carcinoma, classic type, L breast.",
+                    0.04).supported

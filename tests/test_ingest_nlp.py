@@ -1095,3 +1095,50 @@ def test_a_negative_label_on_its_own_line_consents_bridges_and_phases_named_by_t
     from graphkit.clinical.values import find_biomarkers
     assert [f.values for f in find_biomarkers("gBRCA1/2, PALB2: no pathogenic variant detected.")] == [
         ("BRCA1=wild-type", "BRCA2=wild-type")]
+
+
+def test_contractions_conditionals_board_labels_schedules_and_other_primaries(nlp):
+    a = partial(_assertion, nlp)
+    # a written cue with "was not" also reads "wasn't"; care as the subject of a conditional is weighed
+    assert a('Pt assumed RT "wasn\'t needed".', "RT") == "negated"
+    assert a("Small breast: WLE now would leave poor cosmesis.", "WLE") != "present"
+    assert a("Sotorasib would be a later-line option.", "Sotorasib") != "present"
+    assert a("After surgery she would be seen in clinic.", "surgery") == "historical"
+    assert a("Given bulky N2 disease, lean towards chemo-immunotherapy.", "chemo-immunotherapy") != "present"
+    assert a("Well-differentiated adenocarcinoma cannot be entirely excluded on limited sample.",
+             "Well-differentiated adenocarcinoma") == "possible"
+    # a board's decision under its label; a cycle given today; a schedule's time point; a booking system
+    assert a("Decision: NACT EC90 x4 -> weekly paclitaxel x12, then surgery.", "surgery") == "planned"
+    assert a("C1 today (oxaliplatin 130 mg/m2 + capecitabine 1000 mg/m2 bd).", "oxaliplatin 130 mg/m2") == "present"
+    assert a("Follow-up: CEA 6-monthly; colonoscopy at 1 year.", "colonoscopy") == "planned"
+    assert a("Colonoscopy at 1 year showed a 4 mm polyp.", "Colonoscopy") == "present"
+    assert not [m for m in _one(nlp, "The e-referral was rejected by the RT booking system.") if m[1] == "Procedure"]
+    # the reading a report favours another over, and a disease evidence is borrowed from, are not findings
+    assert a("Favour primary terminal ileal adenocarcinoma over caecal primary.", "caecal primary") == "possible"
+    assert a("Rare small bowel cancer (data extrapolated from colon cancer).", "colon cancer") != "present"
+    # a pre-treatment review proceeds with the cycle it gives; an option that remains is not taken
+    assert a("1. Proceed C3 TCHP at full dose: docetaxel 75 mg/m2, carboplatin AUC 6, trastuzumab 6 mg/kg, "
+             "pertuzumab 420 mg.", "pertuzumab 420 mg") == "present"
+    assert a("Upfront mastectomy + ALND remains a reasonable alternative.", "mastectomy") != "present"
+    assert a("C1 given today 05/06/24: oxaliplatin 130 mg/m2 D1 + capecitabine.", "oxaliplatin 130 mg/m2") == "present"
+    # drug classes as clinicians name them
+    assert a("DPYD genotype sent today - must be back before any fluoropyrimidine.", "fluoropyrimidine") == "planned"
+    got = _one(nlp, "KRAS-mutant, so anti-EGFR therapy not indicated.")
+    assert ("anti-EGFR therapy", "Medication", "negated") in [m[:3] for m in got]
+
+
+def test_small_bowel_and_head_and_neck_primaries_and_a_panels_negatives():
+    from graphkit.clinical.values import find_biomarkers
+    from ingest.nlp.oncology import find_cancers, site_mentions
+    assert [c.site for c in find_cancers("small bowel adenocarcinoma (ileum)")] == ["small intestine"]
+    assert [c.site for c in find_cancers("L tonsil SCC, p16-positive, treated 2022")] == ["oropharynx"]
+    text = "Metastatic squamous cell carcinoma, consistent with origin from the known oropharyngeal primary."
+    assert find_cancers(text)[0].site == "oropharynx"
+    # clause by clause: the normal colon beside does not hide the lesion's organ
+    assert site_mentions("Ulcerated lesion extending into the terminal ileum; rest of colon normal")[
+        "small intestine"] > 0
+    got = [v for f in find_biomarkers("Negative results: no pathogenic alterations detected in KRAS, BRAF, "
+                                      "MET (incl. exon 14 skipping), ALK, ROS1.") for v in f.values]
+    assert got == ["KRAS=wild-type", "BRAF=wild-type", "MET=wild-type", "ALK=negative", "ROS1=negative"]
+    assert [f.values for f in find_biomarkers("HER2: IHC 2+ (equivocal); reflex dual ISH AMPLIFIED")] == [
+        ("HER2=positive",)]

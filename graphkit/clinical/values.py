@@ -323,7 +323,7 @@ _MARKER_NAMES = [
     ("EGFR", r"(?-i:EGFR)"), ("KRAS", r"(?-i:K-?RAS)"), ("NRAS", r"(?-i:N-?RAS)"), ("BRAF", r"(?-i:BRAF)"),
     ("MET", r"(?-i:c?-?MET)(?=\s*(?:exon|ex\s?\d|amplif|mutat|alteration|ampl|fusion|positive|negative|neg\b|pos\b|wt\b|"
             r"wild|not\s+detected|:|,|/|\|(?!\s*-)|or\b|and\b|results?|--|—|(?:is|was)\s+(?:positive|negative|wild|mutat|amplif|"
-            r"not\s+detected|detected)))"),
+            r"not\s+detected|detected)|\((?:incl|including|exon|ex\s?\d)))"),
     ("ALK", r"(?-i:ALK)"), ("ROS1", r"(?-i:ROS-?1)"),
     ("RET", r"(?-i:RET)(?=\s*(?:fusion|rearrang|translocation|positive|negative|neg\b|pos\b|mutat|not\s+detected|:|\+|-|\|(?!\s*-)|"
             r",|/|or\b|and\b|—|(?:is|was)\s+(?:positive|negative|rearrang|fusion|not\s+detected|detected|wild)))"),
@@ -439,7 +439,13 @@ _NEGATIVE_LIST = re.compile(
     r"(?:^|(?<=[\n.;]))[ \t]*(?:(?:pertinent\s+)?negatives?(?:\s+for)?|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified|"
     r"(?:no\s+)?(?:alterations?|mutations?|variants?|fusions?|rearrangements?)\s+(?:not\s+)?(?:detected|identified|found)|"
     r"no\s+(?:alterations?|mutations?|variants?|fusions?|rearrangements?))(?:\s+in)?"
-    r"(?:\s*/\s*(?:negative|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified))*\s*:", re.I)
+    r"(?:\s*/\s*(?:negative|(?:none\s+|not\s+)detected|wild[- ]?type|not\s+amplified))*\s*:"
+    # "Negative results: no pathogenic alterations detected in KRAS, BRAF, ERBB2 (HER2), MET ...": a panel's
+    # negatives, listed after "in" (no colon needed)
+    r"|(?:^|(?<=[\n.;:]))[ \t]*no\s+(?:(?:likely\s+)?pathogenic|reportable|actionable|clinically\s+(?:significant|relevant)|"
+    r"other|additional|known)?\s*(?:(?:or\s+likely\s+pathogenic\s+)?(?:alterations?|mutations?|variants?|fusions?|"
+    r"rearrangements?|abnormalities))\s+(?:were\s+|was\s+)?(?:detected|identified|found|seen)\s+in"
+    r"(?:\s+the\s+following(?:\s+genes)?)?\s*:?", re.I)
 # "No EGFR, ALK, ROS1, BRAF V600E, MET ex14, RET, or KRAS G12C alterations detected": every marker of the
 # list is negative (a variant in it says which alteration was looked for, not that it was found)
 _NO_LIST = re.compile(r"(?:^|(?<=[\n.;:]))[ \t]*(?:no|negative\s+for)\s+(?P<list>[^.;\n]{3,200}?)\s+"
@@ -924,7 +930,7 @@ _LOOKED_FOR = re.compile(r"^(?:mutations?|alterations?|variants?|fusions?|rearra
                          r"amplification)$", re.I)
 
 
-_LIST_STOP = re.compile(r"\n|\.(?:\s|$)|;")
+_LIST_STOP = re.compile(r"\n|(?<!\bincl)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bapprox)\.(?:\s|$)|;")  # "MET (incl. exon 14)" goes on
 # a segment after ";" that says a result of its own ("; KRAS G12C detected", "; PD-L1: 60%") starts a new statement
 _OWN_RESULT = re.compile(r"[:+]|\d\s*%|\b(?:pos\w*|detected|identified|found|present|mutated|mutant|amplified|"
                          r"high|low|loss|lost|deficient|proficient|stable|unstable|intact|retained|equivocal|wild|"
@@ -1030,7 +1036,8 @@ def _continues(tokens, k, n, text: str = "") -> bool:
 
 
 _PENDING_WORDS = re.compile(_PENDING, re.I)
-_REFLEX_ISH = re.compile(r"\s*(?:reflex(?:ed)?\s+)?(?:(?:dual[- ]probe|DP)\s+)?(?:F|C|S|DD)?ISH\b(?![^;.\n]{0,40}?\b(?:"
+_REFLEX_ISH = re.compile(r"\s*(?:reflex(?:ed)?\s+)?(?:(?:dual(?:[- ](?:probe|colou?r))?|DP|bright[- ]?field|chromogenic)\s+)?"
+                         r"(?:F|C|S|DD)?ISH\b(?![^;.\n]{0,40}?\b(?:"
                          + _PENDING + r")\b)", re.I)
 
 

@@ -165,7 +165,9 @@ _DONE_CUES = {"status:completed", "historical"}
 
 def _compatible(polarity: str, assertions: set[str], status: str | None = None, fact: str = "") -> bool:
     if polarity == "absent" and fact.endswith(("=pending", "=not-tested")):
-        return bool(assertions & _GIVEN)  # "MSI/MMR unknown" shows why "MSI is pending: to be tested" is said
+        # "MSI/MMR unknown" shows why "MSI is pending: to be tested" is said; so does a marker sent with its
+        # result awaited, which ingestion stores as possible ("ER/PR/HER2 IHC requested - results next week")
+        return bool(assertions & (_GIVEN | ({"possible"} if fact.endswith("=pending") else set())))
     if polarity == "given":
         if status == "completed":
             return bool(assertions & _DONE_CUES)
@@ -226,7 +228,9 @@ def supports(claim: str, source: str, cosine: float, threshold: float = DEFAULT_
         contradicted = True  # "Metastatic ILC" is not what "invasive lobular carcinoma, classic type" states (rule 2)
     # "tamoxifen (started) from 2025-05-31" is not what "Started tamoxifen on 26 May 2025" says, however close
     contradicted = contradicted or dated_otherwise(claim, source) or value_disagrees(claim, source)
-    specific = any(_specific(f) for f in shared)
+    # the claim's subject named by its own codes ("ILC" for "Invasive lobular carcinoma, classic type"): as
+    # specific as a value, however far apart the wording (an abbreviation the embedder does not know)
+    specific = any(_specific(f) for f in shared) or bool(named and named <= set(shared))
     ok = not contradicted and (
         cosine >= strong or (specific and cosine >= floor) or (bool(shared) and cosine >= threshold))
     return Support(ok, round(float(cosine), 4), shared)
@@ -284,6 +288,7 @@ def dated_otherwise(claim: str, source: str) -> bool:
     if not m:
         return False
     day = date.fromisoformat(m.group(1))
+    source = _DOCUMENT_DATE.sub(lambda d: d.group(0)[:d.start(1) - d.start(0)] + " " * len(d.group(1)), source)
     slack = timedelta(days=DATE_SLACK_DAYS)
     order = when.date_order([source])
     readings = (order,) if order is not None else (False, True)  # a sentence alone may not say which comes first
@@ -304,6 +309,11 @@ def dated_otherwise(claim: str, source: str) -> bool:
 
 
 
+# "Lung MDM 20/02/2025", "GI TUMOR BOARD 03/14/2024": the date of the meeting or document, not of an event it names
+_DOCUMENT_DATE = re.compile(r"\b(?:MDM|MDT|MCC|tumou?r\s+board|board|clinic|meeting|conference|letter|note|report|"
+                            r"consult(?:ation)?|visit)\b[\s:–-]*(\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{4}-\d{2}-\d{2})", re.I)
+
+
 _TIME_POINT = (r"(?:after|post|post-|following|since|once|until|before|prior\s+to|pre|pre-|re-look\s+after|"
                r"(?:towards\s+)?(?:the\s+)?(?:end|start|completion)\s+of|during)\s*(?:the\s+|her\s+|his\s+)?"
                r"(?:(?:chest\s+wall|whole[- ]breast|palliative|adjuvant|neoadjuvant|pelvic|thoracic|breast)\s+)?")
@@ -320,7 +330,10 @@ def _only_as_time_point(subject: str, source: str, codes: set[str] = frozenset()
     text = " ".join(source.split())  # as :func:`_mentions` reads it
     said = {m.start() for m in re.finditer(rf"(?<!\w){re.escape(words[-1])}(?![\w])", text, re.I)}
     said |= {m.start for m in _mentions(source) if {f"{c.system}|{c.code}" for c in m.concepts} & codes} if codes else set()
-    return bool(said) and all(re.search(_TIME_POINT + r"$", text[max(0, s - 25):s], re.I) for s in said)
+    # the subject's own words may stand between ("since sigmoid colectomy" for "laparoscopic sigmoid colectomy")
+    own = "|".join(re.escape(w) for w in words[:-1] if len(w) > 1)
+    tail = rf"(?:(?:{own})\s+){{0,3}}$" if own else "$"
+    return bool(said) and all(re.search(_TIME_POINT + tail, text[max(0, s - 50):s], re.I) for s in said)
 
 
 def check_pairs(pairs: list[tuple[str, str]], embedder, threshold: float = DEFAULT_THRESHOLD,

@@ -286,6 +286,8 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("before starting", "prior to starting", "before commencing", "prior to commencing",
                         "before initiating", "prior to initiating", "more cycles of", "further cycles of",
+                        # "DPYD must be back before any fluoropyrimidine"
+                        "before any", "prior to any", "before giving", "prior to giving",
                         "additional cycles of", "more cycles", "further cycles")]
     # "my recommendation is surgery first, then 12 weeks of paclitaxel with trastuzumab": the whole chain
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
@@ -414,6 +416,11 @@ def context_rules():
     # "(SBRT had been an alternative pre-op; not given)"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4)
               for c in ("had been an alternative", "was an alternative", "an alternative", "alternative")]
+    # "Upfront mastectomy + ALND remains a reasonable alternative": the clause's subject, however long
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=10, on_modifies=reach(10))
+              for c in ("remains a reasonable alternative", "is a reasonable alternative", "a reasonable alternative",
+                        "remains an alternative", "remains a reasonable option", "is a reasonable option",
+                        "a reasonable option", "remains a valid option", "a valid alternative")]
     # "the PET-CT ordered on 6/16 was denied by her insurer"
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("was denied", "were denied", "denied by", "not approved", "not authorized",
@@ -486,6 +493,13 @@ def context_rules():
                                                 "years", "yr", "yrs"]}},
                               {"LOWER": {"IN": ["post", "post-op", "postop", "post-operatively", "after", "following",
                                                 "from"]}}])]
+    # "colonoscopy at 1 year", "CT thorax at 3 months": a time point of a schedule is still to come (not "CEA
+    # at 6 months was 2.1", a result)
+    rules += [ConTextRule("at <n> <unit>", "PLANNED", direction="BACKWARD", max_scope=3, allowed_types={"Test"},
+                          on_modifies=_both(same_clause, _no_result_in_clause), pattern=[
+                              {"LOWER": "at"}, {"LOWER": {"IN": _COUNTS}},
+                              {"LOWER": {"IN": ["month", "months", "mo", "mos", "week", "weeks", "wk", "wks", "year",
+                                                "years", "yr", "yrs"]}}])]
     # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
               for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for")]
@@ -677,7 +691,7 @@ def context_rules():
                         "relatives", "relative with", "relative had", "relative dx", "relative diagnosed")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5)
               for c in ("not identified", "not seen", "not present", "is absent", "are absent", "was declined",
-                        "were declined", "was deferred", "not an option", "not a candidate",
+                        "were declined", "was deferred", "not a candidate",
                         # "liver resection not feasible": judged impossible, not done
                         "not feasible", "not technically feasible", "was not feasible", "is not feasible", "infeasible",
                         "not possible", "is not possible", "was not possible", "not technically possible",
@@ -712,15 +726,23 @@ def context_rules():
               for c in ("exclude", "excludes", "excluding")]
     # "Primary lung neoplasm with hilar nodal spread cannot be excluded": the whole subject of the clause
     # it ends, however many words, up to a comma or a new clause
-    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=10, on_modifies=_subject_reach)
-              for c in ("not excluded", "not been excluded", "cannot be excluded", "can't be excluded",
-                        "not ruled out", "not been ruled out", "cannot be ruled out")]
+    # (with a hedge between: "cannot be entirely excluded", "not completely ruled out")
+    rules += [ConTextRule(f"{neg} {hedge}{verb}".replace("  ", " "), "POSSIBLE_EXISTENCE", direction="BACKWARD",
+                          max_scope=10, on_modifies=_subject_reach)
+              for neg in ("not", "not been", "cannot be", "can't be", "could not be", "can not be")
+              for hedge in ("", "entirely ", "completely ", "fully ", "definitely ", "definitively ", "confidently ",
+                            "totally ", "reliably ", "absolutely ", "firmly ", "yet ")
+              for verb in ("excluded", "ruled out")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("not confirmed", "not yet confirmed", "not been confirmed", "unconfirmed")]
     # "Plan: treat as HER2 +ve given 2+ and high grade": a working assumption for the treatment, not a result
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Biomarker", "Stage"})
               for c in ("treat as", "treated as", "treating as", "to be treated as", "manage as", "managed as",
                         "managing as", "regard as", "regarded as", "assume", "assumed", "assuming")]
+    # "managed under the small bowel guideline (data extrapolated from colon cancer)": a disease evidence is
+    # borrowed from, not the patient's
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Cancer", "Problem"})
+              for c in ("extrapolated from", "by analogy with", "by analogy to", "analogous to", "borrowed from")]
     # "ER result DISCORDANT with core biopsy (ER 0%)": the result compared with is another specimen's, earlier
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=6, allowed_types={"Biomarker"},
                           on_modifies=_both(_earlier_specimen, same_clause)) for c in COMPARED_WITH]
@@ -736,10 +758,12 @@ def context_rules():
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=4)
               for c in ("to be ruled out", "to be r/o", "to be excluded", "yet to be excluded", "yet to be ruled out")]
     # "cannot exclude metastasis vs cyst": a possibility kept open, not an exclusion
-    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6)
-              for c in ("cannot exclude", "can not exclude", "can't exclude", "could not exclude", "unable to exclude",
-                        "cannot rule out", "can not rule out", "can't rule out", "could not rule out",
-                        "unable to rule out", "not able to exclude")]
+    rules += [ConTextRule(f"{neg} {hedge}{verb}".replace("  ", " "), "POSSIBLE_EXISTENCE", direction="FORWARD",
+                          max_scope=6)
+              for neg in ("cannot", "can not", "can't", "could not", "unable to", "not able to")
+              for hedge in ("", "entirely ", "completely ", "fully ", "definitely ", "definitively ", "confidently ",
+                            "totally ", "reliably ", "absolutely ")
+              for verb in ("exclude", "rule out")]
     # a biopsy "nondiagnostic for malignancy" neither shows nor excludes it
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4)
               for c in ("nondiagnostic for", "non-diagnostic for", "non diagnostic for", "not diagnostic of",
@@ -952,7 +976,10 @@ def context_rules():
               for c in ("options:", "options are", "options were", "alternatives:", "choices:", "discussed options")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6) for c in ("vs", "vs.", "versus")]
     # "Standard 1L would be carboplatin + paclitaxel + pembrolizumab": what would be, is not
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
+    # (and back to care right before them, past adverbs only: "Sotorasib would be a later-line option")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=8,
+                          on_modifies=lambda target, modifier, between: target.start >= modifier.end
+                          or _adverbs_only_between(target, modifier, between))
               for c in ("would be", "could be", "would have been", "would start", "would give")]
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
@@ -963,6 +990,9 @@ def context_rules():
     # "Neoadjuvant chemo-IO (nivolumab + platinum doublet, CheckMate 816) was offered": the offer names the
     # care however long its spelled-out regimen
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=14) for c in ("was offered", "were offered")]
+    # "surgeon and radiation oncologist agree to offer long-course chemoradiation": an offer still to make
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types=set(CARE))
+              for c in ("to offer", "will offer", "plan to offer")]
     # an order sent is not a drug taken ("Rx re-sent (tamoxifen 20 mg daily)")
     rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8)
               for c in ("rx sent", "rx re-sent", "rx resent", "rx was sent", "script sent", "prescription sent",
@@ -984,13 +1014,20 @@ def context_rules():
               for c in ("not favored", "not favoured", "not preferred", "not chosen", "not selected")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4)
               for c in ("would require", "would need", "would entail", "would have required", "would mean")]
+    # "WLE now would leave poor cosmesis", "a mastectomy could be avoided": care that is the subject of a
+    # conditional is weighed, not given (right before the modal, or past an adverb only)
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types=set(CARE),
+                          on_modifies=_adverbs_only_between)
+              for c in ("would", "could", "might")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
               for c in ("prefers", "would prefer", "preferring", "leaning toward", "leaning towards", "leaning to", "leans toward",
+                        "lean toward", "lean towards", "leaning more toward", "leaning more towards",
                         "leans towards", "inclined toward", "inclined towards", "inclined to")]
     # a clinician's or a board's "favors X" recommends it ("Med onc: favors periop chemo"); the patient's
     # "prefers" or "leaning toward" above is still undecided
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE))
-              for c in ("favors", "favours", "consensus favors", "consensus favours")]
+              for c in ("favors", "favours", "consensus favors", "consensus favours", "favoured", "favored",
+                        "consensus favoured", "consensus favored")]
     # "add budesonide/formoterol", "will add trastuzumab": care to come
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("add", "to add", "will add", "plan to add")]
@@ -1118,8 +1155,15 @@ def context_rules():
     # "Proceed w/ C5 today: oxaliplatin ...", "Denosumab 120 mg SC today", "prednisolone 60 mg OD from today":
     # a drug the visit gives
     rules += [ConTextRule("today:", "ONGOING", direction="FORWARD", max_scope=16, allowed_types={"Medication"},
-                          pattern=[{"LOWER": "today"}, {"LOWER": {"IN": [":", "-"]}}],
+                          pattern=[{"LOWER": "today"},
+                                   {"TEXT": {"REGEX": r"^\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?$"}, "OP": "?"},
+                                   {"LOWER": {"IN": [":", "-", "("]}}],
                           on_modifies=lambda target, modifier, between: _gives_today(modifier))]
+    # a pre-treatment review's "Proceed C3 TCHP at full dose: docetaxel ...": the cycle the visit gives
+    rules += [ConTextRule("proceed <cycle>", "ONGOING", direction="FORWARD", max_scope=30, allowed_types={"Medication"},
+                          pattern=[{"LOWER": {"IN": ["proceed", "proceeding", "proceeded"]}},
+                                   {"LOWER": {"IN": ["with", "w/", "to"]}, "OP": "?"},
+                                   {"LOWER": {"REGEX": r"^c\d{1,2}(?:d\d{1,2})?$"}}])]
     rules += [ConTextRule("today", "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"},
                           on_modifies=lambda target, modifier, between: between is None or not re.search(
                               r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]",
@@ -1190,7 +1234,30 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)
               for c in ("could be harmful", "may be harmful", "would be harmful", "is contraindicated",
                         "are contraindicated", "would be contraindicated")]
-    return [with_clause_limit(r) for r in one_owner_per_phrase(rules)]
+    return [with_clause_limit(r) for r in one_owner_per_phrase(with_contractions(rules))]
+
+
+_NOT_AFTER = re.compile(r"\b(is|are|was|were|do|does|did|has|have|had|could|would|should|need)\s+not\b", re.I)
+
+
+def with_contractions(rules: list) -> list:
+    """Each literal cue written with "was not", "did not", "is not" ... also as its contraction ("RT
+    wasn't needed", "she didn’t attend"; the tokenizer splits "wasn't" into "was" + "n't", so the full
+    phrase never matches it), straight and curly apostrophe. The written rule comes first and so owns a
+    phrase written both ways. O(rules)."""
+    from medspacy.context import ConTextRule
+
+    extra = []
+    for r in rules:
+        if isinstance(r.pattern, list) or not _NOT_AFTER.search(r.literal):
+            continue
+        for apostrophe in ("'", "’"):
+            extra.append(ConTextRule(
+                _NOT_AFTER.sub(lambda m: f"{m.group(1)}n{apostrophe}t", r.literal), r.category,
+                direction=r.direction, on_match=r.on_match, on_modifies=r.on_modifies,
+                allowed_types=r.allowed_types, excluded_types=r.excluded_types, max_scope=r.max_scope,
+                max_targets=r.max_targets, terminated_by=r.terminated_by, metadata=r.metadata))
+    return rules + extra
 
 
 def one_owner_per_phrase(rules: list) -> list:
@@ -1349,6 +1416,16 @@ def _opens_line(modifier) -> bool:
     doc = modifier.doc
     before = doc.text[:doc[modifier.start].idx]
     return not before.strip() or before.rstrip(" \t").endswith("\n")
+
+
+_ADVERBS = {"now", "then", "also", "alone", "probably", "likely", "still", "only", "first", "upfront", "today",
+            "here", "certainly", "clearly", "definitely", "potentially", "possibly", "instead", "again"}
+
+
+def _adverbs_only_between(target, modifier, span_between) -> bool:
+    """The modal follows the care at once or past adverbs only ("WLE now would"), not past a subject
+    ("after surgery she would")."""
+    return target.end <= modifier.start and all(t.lower_ in _ADVERBS for t in target.doc[target.end:modifier.start])
 
 
 def _subject_reach(target, modifier, span_between) -> bool:
@@ -1706,7 +1783,10 @@ def in_question(text: str, end: int) -> bool:
 _COURSE_GIVEN = re.compile(r"[^,;.\n(]{0,25}?(?:\bx\s?\d+|\b\d+\s*(?:cycles|yrs|years|months)\b)", re.I)
 
 
-_FUTURE = re.compile(r"\b(?:will|shall|going\s+to|plans?\s+to|planned\s+to|to\s+be)\b", re.I)
+_FUTURE = re.compile(r"\b(?:will|shall|going\s+to|plans?\s+to|planned\s+to|to\s+be)\b"
+                     # "Clinic review with Mr Hall after the CT": an appointment still to come
+                     r"|^\W*(?:(?:clinic|OPD|outpatient|telephone|phone)\s+)?(?:review|f/u|follow[- ]?up|appointment|appt|"
+                     r"visit)\s+(?:with|in|at|by)\b", re.I)
 
 
 # a branch of a decision table: "(TNBC / HER2+: neoadjuvant therapy; HR+/HER2-: surgery first)",

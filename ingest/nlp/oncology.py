@@ -63,6 +63,9 @@ SITES: dict[str, tuple[str, str | None]] = {
     "breast": (r"(?:left|right|bilateral|L|R|lt|rt)?\s*breasts?|mammary", None),
     "lung": (r"lungs?|pulmonary|bronch(?:us|ial|ogenic)|(?:(?:left|right)\s+)?(?:upper|middle|lower)\s+lobe|"
              r"(?-i:RUL|RML|RLL|LUL|LLL)|lingula", None),
+    # the small bowel is not the large: its adenocarcinomas are no colorectal cancers
+    "small intestine": (r"small\s+(?:bowel|intestin(?:e|al))|(?:terminal\s+)?ile(?:um|al)|jejun(?:um|al)|"
+                        r"duoden(?:um|al)", None),
     "colorectal": (r"colorectal|(?-i:CRC)|bowel|intestin(?:e|al)", None),
     "colon": (r"colon|colonic|(?:ascending|transverse|descending|sigmoid|right|left)\s+colon|sigmoid|cec(?:um|al)|"
               r"caec(?:um|al)|hepatic\s+flexure|splenic\s+flexure", "colorectal"),
@@ -86,6 +89,13 @@ SITES: dict[str, tuple[str, str | None]] = {
     "thyroid": (r"thyroid(?:\s+gland)?", None),
     "testis": (r"testis|testes|testicular", None),
     "larynx": (r"larynx|laryngeal|voice\s*box", None),
+    # the head and neck's other sites: "L tonsil SCC", "HPV+ OPSCC" metastatic to the lung is no lung cancer
+    "oropharynx": (r"oropharynx|oropharyngeal|tonsil(?:lar)?|base\s+of\s+(?:the\s+)?tongue|tongue\s+base", None),
+    "oral cavity": (r"oral\s+cavity|oral\s+tongue|floor\s+of\s+(?:the\s+)?mouth|buccal\s+mucosa|gingival?", None),
+    "nasopharynx": (r"nasopharynx|nasopharyngeal", None),
+    "hypopharynx": (r"hypopharynx|hypopharyngeal|pyriform\s+fossa|piriform\s+sinus", None),
+    "head and neck": (r"head\s+(?:and|&)\s+neck|(?-i:H&N)", None),
+    "skin": (r"skin|cutaneous", None),
 }
 #: the sites graphkit's guidelines are written for (and the anus, which must not be read as the rectum)
 GUIDELINE_SITES = ("breast", "lung", "colorectal", "colon", "rectum", "anus")
@@ -93,11 +103,14 @@ SITE_GROUP = {"breast": "breast", "lung": "lung", "colon": "colorectal", "rectum
               "colorectal": "colorectal", "anus": "anus"}
 # DO names use the noun ("rectum adenocarcinoma"); some use another word for the site
 SITE_NAMES = {"colorectal": ("colorectal",), "colon": ("colon",), "rectum": ("rectum", "rectal"),
-               "lung": ("lung",), "breast": ("breast",), "anus": ("anus", "anal"), "prostate": ("prostate",),
+               "lung": ("lung",), "breast": ("breast",), "small intestine": ("small intestine", "duodenum", "ileum", "jejunum"), "anus": ("anus", "anal"), "prostate": ("prostate",),
                "ovary": ("ovarian", "ovary"), "pancreas": ("pancreatic", "pancreas"), "stomach": ("gastric", "stomach"),
                "esophagus": ("esophagus", "esophageal"), "bladder": ("bladder", "urinary bladder"),
                "kidney": ("kidney", "renal"), "uterus": ("endometrial", "uterine", "uterus"), "cervix": ("cervical", "cervix"),
-               "thyroid": ("thyroid gland", "thyroid"), "testis": ("testicular", "testis"), "larynx": ("laryngeal", "larynx")}
+               "thyroid": ("thyroid gland", "thyroid"), "testis": ("testicular", "testis"), "larynx": ("laryngeal", "larynx"),
+               "oropharynx": ("oropharynx", "oropharyngeal", "tonsil"), "oral cavity": ("oral cavity", "tongue"),
+               "nasopharynx": ("nasopharynx", "nasopharyngeal"), "hypopharynx": ("hypopharynx", "hypopharyngeal"),
+               "head and neck": ("head and neck",), "skin": ("skin",)}
 _HIST_IN_DO = {"cancer": ("cancer", "carcinoma"), "non-small cell carcinoma": ("non-small cell carcinoma",),
                "small cell carcinoma": ("small cell carcinoma",)}
 
@@ -130,7 +143,9 @@ _LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|
 # "metastatic adenocarcinoma, consistent with colorectal origin", "metastatic carcinoma c/w breast primary":
 # a histology found in one organ whose origin the pathologist names is a cancer of that origin
 _ORIGIN_LINK = re.compile(r"^[\s,;(-]*(?:most\s+)?(?:consistent\s+w(?:ith|/)|c/w|compatible\s+with|suggestive\s+of|"
-                          r"in\s+keeping\s+with|favou?ring|favou?r|of|from)\s+(?:an?\s+|the\s+)?"
+                          r"in\s+keeping\s+with|favou?ring|favou?r|of|from)\s+"
+                          # "consistent with origin from the known oropharyngeal primary"
+                          r"(?:(?:an?\s+)?origin\s+(?:from|in)\s+)?(?:an?\s+|the\s+)?"
                           r"(?:known\s+|prior\s+|previous\s+|(?:the\s+)?patient'?s\s+)?$", re.I)
 # ("primary breast DLBCL", "primary pulmonary lymphoma": the site of a neoplasm of another kind)
 _PRIMARY_HEAD = re.compile(r"\s+(?:origin|source|site|mass|lesion|nodule|lobe|opacity|consolidation|\w*lymphomas?|"
@@ -241,7 +256,10 @@ _TUMOUR = re.compile(r"\b(?:mass|tumou?r|lesion|cancer|carcinoma|adenocarcinoma|
 def site_mentions(text: str) -> Counter:
     """Canonical sites named in a sentence (for the note's site): none from a sentence that reports a
     normal organ ("colon to cecum otherwise unremarkable"), twice from one that names a tumour in it
-    ("low rectum: ulcerated mass")."""
+    ("low rectum: ulcerated mass"). Clause by clause (";"): "lesion at the IC valve extending into the
+    terminal ileum; rest of colon normal" names the ileum."""
+    if ";" in text:
+        return sum((site_mentions(part) for part in text.split(";")), Counter())
     if _NORMAL.search(text):
         return Counter()
     tumour = bool(_TUMOUR.search(text))

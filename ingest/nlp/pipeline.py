@@ -223,7 +223,10 @@ _ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
 # "chemo day unit list", "infusion suite", "chemotherapy education", "Radiotherapy intake - Dr. Jansen": a
 # place, a service or its visit named by its care
 _CARE_PLACE_AFTER = re.compile(r"\s*(?:day\s+)?(?:unit|suite|ward|bay|chairs?|nurses?|nursing|education|teach(?:ing)?|"
-                               r"scheduler|scheduling|coordinator|pharmacy|department|dept|intake|clinic|outpatients?|OPD)\b", re.I)
+                               r"scheduler|scheduling|coordinator|pharmacy|department|dept|intake|clinic|outpatients?|OPD|"
+                               # "rejected by the RT booking system", "the chemo team", "RT waiting list"
+                               r"booking(?:s|\s+(?:system|office|team))?|bookings?\s+office|office|team|service|"
+                               r"waiting\s+list|wait-?list|referral\s+system)\b", re.I)
 # "Division of Thoracic Surgery", "Department of General Surgery"
 _DEPARTMENT_OF = re.compile(r"\b(?:division|department|dept\.?|service|unit|institute|school|faculty)\s+of\s+"
                             r"(?:[A-Za-z&,]+\s+){0,3}$", re.I)
@@ -798,8 +801,23 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
             first_line = _line_end(text, 0)
             mentions = [m for m in mentions if not (m.end <= first_line and m.text.lower() in _TEAM_WORDS)]
         mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
-        out.append(_by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions)))))
+        out.append(_set_aside(text, _by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions))))))
     return out
+
+
+_FAVOURED = re.compile(r"\b(?:favou?rs?|favou?red|favou?ring|prefer(?:s|red)?|more\s+likely|likelier)\b", re.I)
+_OVER_BEFORE = re.compile(r"\bover\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$", re.I)
+
+
+def _set_aside(text: str, mentions: list[Mention]) -> list[Mention]:
+    """"Favour primary terminal ileal adenocarcinoma over caecal primary": the reading a report favours
+    another over is a possibility, not a finding. Pure. O(mentions)."""
+    fav = _FAVOURED.search(text)
+    if not fav:
+        return mentions
+    return [replace(m, assertion="possible", cue="over")
+            if m.kind in ("Cancer", "Problem") and m.assertion == "present" and m.start > fav.end()
+            and _OVER_BEFORE.search(text[max(fav.end(), m.start - 40):m.start]) else m for m in mentions]
 
 
 _REGIMEN_JOIN = re.compile(r"\s*[/+]\s*")
@@ -864,7 +882,10 @@ _LEAD_PLAN = re.compile(r"^\W*(?:(?:(?:we|I|MDT|board|team)\s+)?(?:would\s+)?(?:
                         # "Tumour board: upfront BCS + SLNB f/b adjuvant chemo with trastuzumab": the board's
                         # decision, written after its name
                         r"|(?:(?:multidisciplinary\s+)?tumou?r\s+board|MDT|MDM|board)(?:\s+(?:\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?|"
-                        r"outcome|decision|consensus|opinion))?\s*[:–-](?!\s*(?:discussed|reviewed|presented)\b))", re.I)
+                        r"outcome|decision|consensus|opinion))?\s*[:–-](?!\s*(?:discussed|reviewed|presented)\b)"
+                        # "Decision: NACT EC90 x4 -> weekly paclitaxel x12, then surgery", "Outcome: lap sigmoid
+                        # colectomy": a board's decision, written under its label
+                        r"|(?:decision|outcome|consensus|agreed\s+plan|plan\s+agreed)\s*:)", re.I)
 
 
 def _lead_plan(text: str, mentions: list[Mention]) -> list[Mention]:
