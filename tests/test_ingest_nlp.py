@@ -1121,6 +1121,14 @@ def test_contractions_conditionals_board_labels_schedules_and_other_primaries(nl
              "pertuzumab 420 mg.", "pertuzumab 420 mg") == "present"
     assert a("Upfront mastectomy + ALND remains a reasonable alternative.", "mastectomy") != "present"
     assert a("C1 given today 05/06/24: oxaliplatin 130 mg/m2 D1 + capecitabine.", "oxaliplatin 130 mg/m2") == "present"
+    assert a("Surgery first (WLE or mastectomy + axillary surgery) followed by adjuvant chemo-HER2 is an "
+             "acceptable alternative at this size.", "mastectomy") != "present"
+    assert a("Discussed in detail: standard rec is neoadjuvant TCHP x6, then surgery.", "surgery") == "planned"
+    assert a("Plan: CT sim 8/13, WBI 26 Gy/5 fx; continue anastrozole during RT.", "RT") == "planned"
+    assert a("Continue letrozole and palbociclib.", "palbociclib") == "present"
+    assert a("Sotorasib/adagrasib kept for 2nd line.", "adagrasib") != "present"
+    assert a("MMR IHC not performed (non-colorectal primary).", "colorectal primary") == "negated"
+    assert a("Invasive non-mucinous adenocarcinoma, acinar predominant.", "mucinous adenocarcinoma") == "present"
     # drug classes as clinicians name them
     assert a("DPYD genotype sent today - must be back before any fluoropyrimidine.", "fluoropyrimidine") == "planned"
     got = _one(nlp, "KRAS-mutant, so anti-EGFR therapy not indicated.")
@@ -1132,6 +1140,8 @@ def test_small_bowel_and_head_and_neck_primaries_and_a_panels_negatives():
     from ingest.nlp.oncology import find_cancers, site_mentions
     assert [c.site for c in find_cancers("small bowel adenocarcinoma (ileum)")] == ["small intestine"]
     assert [c.site for c in find_cancers("L tonsil SCC, p16-positive, treated 2022")] == ["oropharynx"]
+    assert [c.site for c in find_cancers("metastatic high-grade serous carcinoma, Mullerian (tubo-ovarian) origin")] == [
+        "ovary"]
     text = "Metastatic squamous cell carcinoma, consistent with origin from the known oropharyngeal primary."
     assert find_cancers(text)[0].site == "oropharynx"
     # clause by clause: the normal colon beside does not hide the lesion's organ

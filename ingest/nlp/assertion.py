@@ -292,7 +292,7 @@ def context_rules():
     # "my recommendation is surgery first, then 12 weeks of paclitaxel with trastuzumab": the whole chain
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
               for c in ("my recommendation is", "our recommendation is", "recommendation is", "the plan is",
-                        "plan is", "my recommendation would be", "our recommendation would be")]
+                        "plan is", "my recommendation would be", "our recommendation would be", "rec is")]
     # "phoned to cancel restaging CT and durvalumab C1": not done; "Rebooked CT 3/3 & durva 3/10": to come
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
               for c in ("cancel", "to cancel", "cancelling", "canceling")]
@@ -417,10 +417,15 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4)
               for c in ("had been an alternative", "was an alternative", "an alternative", "alternative")]
     # "Upfront mastectomy + ALND remains a reasonable alternative": the clause's subject, however long
-    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=10, on_modifies=reach(10))
-              for c in ("remains a reasonable alternative", "is a reasonable alternative", "a reasonable alternative",
-                        "remains an alternative", "remains a reasonable option", "is a reasonable option",
-                        "a reasonable option", "remains a valid option", "a valid alternative")]
+    # ("Surgery first (WLE or mastectomy + axillary surgery) followed by adjuvant chemo-HER2 is an acceptable
+    # alternative at this size")
+    rules += [ConTextRule(f"{verb}{article} {adj}{noun}", "HYPOTHETICAL", direction="BACKWARD", max_scope=20,
+                          on_modifies=reach(20))
+              for verb in ("", "is ", "remains ", "would be ")
+              for adj in ("reasonable ", "acceptable ", "valid ", "appropriate ", "equally valid ", "")
+              for article in (("an",) if adj[:1] in "aeiou" and adj else ("a",) if adj else ("an",))
+              for noun in ("alternative", "option")
+              if verb or adj]
     # "the PET-CT ordered on 6/16 was denied by her insurer"
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("was denied", "were denied", "denied by", "not approved", "not authorized",
@@ -1021,7 +1026,7 @@ def context_rules():
               for c in ("would", "could", "might")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10)
               for c in ("prefers", "would prefer", "preferring", "leaning toward", "leaning towards", "leaning to", "leans toward",
-                        "lean toward", "lean towards", "leaning more toward", "leaning more towards",
+                        "lean toward", "lean towards", "lean to", "leaning more toward", "leaning more towards",
                         "leans towards", "inclined toward", "inclined towards", "inclined to")]
     # a clinician's or a board's "favors X" recommends it ("Med onc: favors periop chemo"); the patient's
     # "prefers" or "leaning toward" above is still undecided
@@ -1184,7 +1189,8 @@ def context_rules():
               for c in ("using", "uses", "taking", "is taking", "is using")]
     rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=3, allowed_types={"Medication"})
               for c in ("effective", "prn effective", "is effective", "helps", "helping", "is helping", "working")]
-    rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6)
+    # (not to care named as the time of the continuing: "continue anastrozole during RT" says nothing of the RT)
+    rules += [ConTextRule(c, "ONGOING", direction="FORWARD", max_scope=6, on_modifies=_not_a_time_of)
               for c in ("continue", "continues", "continuing", "cont", "cont.", "cont'd", "contd", "continued on", "remains on", "remain on", "still on",
                         "currently on", "currently taking", "tolerating", "maintained on", "maintenance",
                         # "SD on 1L letrozole + palbociclib", "continued PR on chemo-IO": the response to care given now
@@ -1221,7 +1227,11 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("reserved for", "kept in reserve", "held in reserve", "held for later", "kept for later",
                         "saved for later", "held for a later", "kept for a later", "saved for a later",
-                        "held for second line", "held for 2l", "kept for second line")]
+                        "held for second line", "held for 2l", "kept for second line",
+                        # "Sotorasib/adagrasib kept for 2nd line"
+                        *(f"{verb} for {line}" for verb in ("kept", "held", "reserved", "saved")
+                          for line in ("2nd line", "2nd-line", "second-line", "later line", "later lines",
+                                       "a later line", "subsequent line", "subsequent lines")))]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=5)
               for c in ("may be considered", "can be considered", "could be considered", "to be considered",
                         "to be decided", "to be determined", "may be an option", "remains an option")]
@@ -1416,6 +1426,14 @@ def _opens_line(modifier) -> bool:
     doc = modifier.doc
     before = doc.text[:doc[modifier.start].idx]
     return not before.strip() or before.rstrip(" \t").endswith("\n")
+
+
+_TIME_OF = {"during", "throughout", "until", "till", "through", "after", "post", "following", "before", "beyond"}
+
+
+def _not_a_time_of(target, modifier, span_between) -> bool:
+    """The care is not named as the time of what the cue says ("continue anastrozole during RT")."""
+    return not (target.start and target.doc[target.start - 1].lower_ in _TIME_OF and target.start > modifier.end)
 
 
 _ADVERBS = {"now", "then", "also", "alone", "probably", "likely", "still", "only", "first", "upfront", "today",

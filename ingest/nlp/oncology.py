@@ -151,7 +151,9 @@ _ORIGIN_LINK = re.compile(r"^[\s,;(-]*(?:most\s+)?(?:consistent\s+w(?:ith|/)|c/w
 _PRIMARY_HEAD = re.compile(r"\s+(?:origin|source|site|mass|lesion|nodule|lobe|opacity|consolidation|\w*lymphomas?|"
                            r"(?-i:DLBCL|NHL|MALT|GIST|NET)|\w*sarcomas?|melanomas?|phyllodes|mesotheliomas?|"
                            r"carcinoids?)\b", re.I)
-_ORIGIN_WORD = re.compile(r"^\s+(?:origin|primary|source)\b", re.I)
+_ORIGIN_WORD = re.compile(r"^\)?\s+(?:origin|primary|source)\b", re.I)
+# "serous carcinoma, Mullerian (tubo-ovarian) origin": the origin named in a word and a bracket after the histology
+_NAMED_ORIGIN_LINK = re.compile(r"^\s*,\s*(?:(?:of|from)\s+)?(?:[A-Za-z]+\s+)?\(?[A-Za-z]*-?$")
 _GRADE = re.compile(r"(?:(?:well|moderately|poorly)[- ]differentiated|(?:high|low|intermediate)[- ]grade|invasive|"
                     r"infiltrating|metastatic|recurrent|primary|early[- ]stage|locally\s+advanced|advanced)\s+$", re.I)
 
@@ -230,7 +232,8 @@ def find_cancers(text: str) -> list[CancerFinding]:
                 used_sites.add(inner.start)
         if site is None:
             origin = next((x for x in sites if x.start >= end and x.start - end <= 60 and
-                           _ORIGIN_LINK.match(text[end:x.start]) and _ORIGIN_WORD.match(text[x.end:])), None)
+                           (_ORIGIN_LINK.match(text[end:x.start]) or _NAMED_ORIGIN_LINK.match(text[end:x.start]))
+                           and _ORIGIN_WORD.match(text[x.end:])), None)
             if origin is not None:
                 site, site_text = origin.name, text[origin.start:origin.end]
                 used_sites.add(origin.start)

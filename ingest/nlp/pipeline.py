@@ -811,13 +811,22 @@ _OVER_BEFORE = re.compile(r"\bover\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$", re.
 
 def _set_aside(text: str, mentions: list[Mention]) -> list[Mention]:
     """"Favour primary terminal ileal adenocarcinoma over caecal primary": the reading a report favours
-    another over is a possibility, not a finding. Pure. O(mentions)."""
+    another over is a possibility, not a finding; "(non-colorectal primary)" denies the cancer it
+    prefixes. Pure. O(mentions)."""
+    # (an organ's cancer only: "non-mucinous adenocarcinoma", "non-keratinizing SCC" name a cell type)
+    mentions = [replace(m, assertion="negated", cue="non-")
+                if m.kind == "Cancer" and m.assertion == "present" and m.detail.get("site")
+                and m.detail.get("histology") in (None, "cancer") and not m.detail.get("site_from")
+                and _NON_BEFORE.search(text[max(0, m.start - 5):m.start]) else m for m in mentions]
     fav = _FAVOURED.search(text)
     if not fav:
         return mentions
     return [replace(m, assertion="possible", cue="over")
             if m.kind in ("Cancer", "Problem") and m.assertion == "present" and m.start > fav.end()
             and _OVER_BEFORE.search(text[max(fav.end(), m.start - 40):m.start]) else m for m in mentions]
+
+
+_NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
 
 
 _REGIMEN_JOIN = re.compile(r"\s*[/+]\s*")
