@@ -103,7 +103,8 @@ SITE_GROUP = {"breast": "breast", "lung": "lung", "colon": "colorectal", "rectum
               "colorectal": "colorectal", "anus": "anus"}
 # DO names use the noun ("rectum adenocarcinoma"); some use another word for the site
 SITE_NAMES = {"colorectal": ("colorectal",), "colon": ("colon",), "rectum": ("rectum", "rectal"),
-               "lung": ("lung",), "breast": ("breast",), "small intestine": ("small intestine", "duodenum", "ileum", "jejunum"), "anus": ("anus", "anal"), "prostate": ("prostate",),
+               "lung": ("lung",), "breast": ("breast",), "anus": ("anus", "anal"), "prostate": ("prostate",),
+               "small intestine": ("small intestine", "duodenum", "ileum", "jejunum"),
                "ovary": ("ovarian", "ovary"), "pancreas": ("pancreatic", "pancreas"), "stomach": ("gastric", "stomach"),
                "esophagus": ("esophagus", "esophageal"), "bladder": ("bladder", "urinary bladder"),
                "kidney": ("kidney", "renal"), "uterus": ("endometrial", "uterine", "uterus"), "cervix": ("cervical", "cervix"),

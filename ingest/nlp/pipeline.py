@@ -807,6 +807,7 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
 
 _FAVOURED = re.compile(r"\b(?:favou?rs?|favou?red|favou?ring|prefer(?:s|red)?|more\s+likely|likelier)\b", re.I)
 _OVER_BEFORE = re.compile(r"\bover\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$", re.I)
+_NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
 
 
 def _set_aside(text: str, mentions: list[Mention]) -> list[Mention]:
@@ -824,9 +825,6 @@ def _set_aside(text: str, mentions: list[Mention]) -> list[Mention]:
     return [replace(m, assertion="possible", cue="over")
             if m.kind in ("Cancer", "Problem") and m.assertion == "present" and m.start > fav.end()
             and _OVER_BEFORE.search(text[max(fav.end(), m.start - 40):m.start]) else m for m in mentions]
-
-
-_NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
 
 
 _REGIMEN_JOIN = re.compile(r"\s*[/+]\s*")
