@@ -638,6 +638,12 @@ def _values_for(name: str, tok: str, ev: list[tuple[str, str]], prefix: str | No
 _MMR_PROTEIN = re.compile(r"(MLH|PMS|MSH)-?(\d)", re.I)
 
 
+def results_pending(values) -> bool:
+    """Every ``MARKER=STATUS`` value a result still awaited ("EGFR=pending"): the marker was sent, its
+    result is not known. O(values)."""
+    return bool(values) and all(v.endswith("=pending") for v in values)
+
+
 def mmr_loss_wins(items: list[tuple[str, dict]]) -> list[int]:
     """Which of one day's MMR statements (status, detail) stand: the loss of any one protein is a deficient
     MMR system (CAP), so protein-level "intact" statements beside a loss ("MLH1 intact, PMS2 intact, MSH2

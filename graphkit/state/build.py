@@ -28,7 +28,7 @@ from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, NEVER_STARTED, is_cancer_treatment
 from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, mmr_loss_wins, parse_tnm,
-                                      stage_rank)
+                                      results_pending, stage_rank)
 from graphkit.state.model import (CancerFact, Evidence, Fact, Issue, MarkerFact, PatientState, PerformanceFact,
                                   ResponseFact, StageFact, TreatmentFact)
 
@@ -48,8 +48,7 @@ def _iso(d: dt.date | None) -> str | None:
 def _sent(f: Fact) -> bool:
     """A marker whose result is pending (assertion possible: its value is not known) was still sent: the
     test happened."""
-    return f.kind == "Biomarker" and f.assertion == "possible" and bool(f.values) and all(
-        v.endswith("=pending") for v in f.values)
+    return f.kind == "Biomarker" and f.assertion == "possible" and results_pending(f.values)
 
 
 def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[Fact]]:

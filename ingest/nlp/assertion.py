@@ -175,8 +175,6 @@ def as_phrases(rule, nlp, limit: int = 512) -> list:
     returned unchanged. O(number of phrases)."""
     from itertools import product
 
-    from medspacy.context import ConTextRule
-
     if not isinstance(rule.pattern, list):
         return [rule]
     slots = []
@@ -194,10 +192,18 @@ def as_phrases(rule, nlp, limit: int = 512) -> list:
     if not phrases or len(phrases) > limit or any([t.lower_ for t in nlp.make_doc(" ".join(p))] != list(p)
                                                   for p in phrases):
         return [rule]
-    return [ConTextRule(" ".join(p), rule.category, direction=rule.direction, on_match=rule.on_match,
-                        on_modifies=rule.on_modifies, allowed_types=rule.allowed_types,
-                        excluded_types=rule.excluded_types, max_scope=rule.max_scope, max_targets=rule.max_targets,
-                        terminated_by=rule.terminated_by, metadata=rule.metadata) for p in phrases]
+    return [rule_like(rule, " ".join(p)) for p in phrases]
+
+
+def rule_like(rule, literal: str, pattern=None, max_scope=...):
+    """A copy of ``rule`` under another literal (and pattern, scope): every other setting kept. O(1)."""
+    from medspacy.context import ConTextRule
+
+    return ConTextRule(literal, rule.category, pattern=pattern, direction=rule.direction, on_match=rule.on_match,
+                       on_modifies=rule.on_modifies, allowed_types=rule.allowed_types,
+                       excluded_types=rule.excluded_types,
+                       max_scope=rule.max_scope if max_scope is ... else max_scope, max_targets=rule.max_targets,
+                       terminated_by=rule.terminated_by, metadata=rule.metadata)
 
 
 _GIVEN_WORDS = re.compile(r"\b(?:started|commenced|began|begun|given|received|completed|initiated|on)\b", re.I)
@@ -423,9 +429,8 @@ def context_rules():
                           on_modifies=reach(20))
               for verb in ("", "is ", "remains ", "would be ")
               for adj in ("reasonable ", "acceptable ", "valid ", "appropriate ", "equally valid ", "")
-              for article in (("an",) if adj[:1] in "aeiou" and adj else ("a",) if adj else ("an",))
-              for noun in ("alternative", "option")
-              if verb or adj]
+              for noun in ("alternative", "option") if verb or adj
+              for article in ["an" if (adj or noun)[0] in "aeiou" else "a"]]
     # "the PET-CT ordered on 6/16 was denied by her insurer"
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("was denied", "were denied", "denied by", "not approved", "not authorized",
@@ -1255,18 +1260,9 @@ def with_contractions(rules: list) -> list:
     wasn't needed", "she didn’t attend"; the tokenizer splits "wasn't" into "was" + "n't", so the full
     phrase never matches it), straight and curly apostrophe. The written rule comes first and so owns a
     phrase written both ways. O(rules)."""
-    from medspacy.context import ConTextRule
-
-    extra = []
-    for r in rules:
-        if isinstance(r.pattern, list) or not _NOT_AFTER.search(r.literal):
-            continue
-        for apostrophe in ("'", "’"):
-            extra.append(ConTextRule(
-                _NOT_AFTER.sub(lambda m: f"{m.group(1)}n{apostrophe}t", r.literal), r.category,
-                direction=r.direction, on_match=r.on_match, on_modifies=r.on_modifies,
-                allowed_types=r.allowed_types, excluded_types=r.excluded_types, max_scope=r.max_scope,
-                max_targets=r.max_targets, terminated_by=r.terminated_by, metadata=r.metadata))
+    extra = [rule_like(r, _NOT_AFTER.sub(lambda m: f"{m.group(1)}n{apostrophe}t", r.literal))
+             for r in rules if not isinstance(r.pattern, list) and _NOT_AFTER.search(r.literal)
+             for apostrophe in ("'", "’")]
     return rules + extra
 
 
@@ -1276,7 +1272,6 @@ def one_owner_per_phrase(rules: list) -> list:
     them by rule-id order, so adding any unrelated rule could flip which ("Risks reviewed: ...,
     pneumonitis" lost its 24-word reach to a 12-word twin). Token-pattern rules are kept as they are.
     O(rules)."""
-    from medspacy.context import ConTextRule
 
     first: dict[str, int] = {}
     widest: dict[tuple, int | None] = {}
@@ -1295,10 +1290,7 @@ def one_owner_per_phrase(rules: list) -> list:
         if first.setdefault(phrase, i) != i:
             continue
         scope = widest[(phrase, r.category, r.direction)]
-        out.append(r if scope == r.max_scope else ConTextRule(
-            r.literal, r.category, pattern=r.pattern, direction=r.direction, on_match=r.on_match,
-            on_modifies=r.on_modifies, allowed_types=r.allowed_types, excluded_types=r.excluded_types,
-            max_scope=scope, max_targets=r.max_targets, terminated_by=r.terminated_by, metadata=r.metadata))
+        out.append(r if scope == r.max_scope else rule_like(r, r.literal, pattern=r.pattern, max_scope=scope))
     return out
 
 

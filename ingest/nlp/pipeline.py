@@ -34,7 +34,7 @@ from graphkit.clinical.sites import imaging_regions, site_group, site_of
 from graphkit.clinical.treatments import NEVER_STARTED, is_systemic_class
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
-    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only)
+    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only, results_pending)
 from ingest.link.hierarchy import ancestors
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
@@ -771,8 +771,7 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
             assertion, cue = assertion_of(ent, f.kind, f.concepts, section) if ent is not None else ("present", None)
             if f.detail.get("doubt") and assertion == "present":
                 assertion, cue = "possible", cue or "suspicious or indeterminate"  # "suspicious R axillary LN"
-            if f.kind == "Biomarker" and assertion == "present" and f.values and all(
-                    v.endswith("=pending") for v in f.values):
+            if f.kind == "Biomarker" and assertion == "present" and results_pending(f.values):
                 assertion, cue = "possible", cue or "result pending"  # "EGFR, ALK on NGS panel - awaited"
             label = _opens_label(text, f.start, f.end) if f.kind in PLANNED_KINDS else None
             if label:
