@@ -1128,7 +1128,8 @@ def test_contractions_conditionals_board_labels_schedules_and_other_primaries(nl
     assert a("Continue letrozole and palbociclib.", "palbociclib") == "present"
     assert a("Sotorasib/adagrasib kept for 2nd line.", "adagrasib") != "present"
     assert a("MMR IHC not performed (non-colorectal primary).", "colorectal primary") == "negated"
-    assert a("Invasive non-mucinous adenocarcinoma, acinar predominant.", "mucinous adenocarcinoma") == "present"
+    # ("non-mucinous adenocarcinoma" is the plain adenocarcinoma, not the mucinous one)
+    assert a("Invasive non-mucinous adenocarcinoma, acinar predominant.", "adenocarcinoma") == "present"
     # drug classes as clinicians name them
     assert a("DPYD genotype sent today - must be back before any fluoropyrimidine.", "fluoropyrimidine") == "planned"
     got = _one(nlp, "KRAS-mutant, so anti-EGFR therapy not indicated.")
@@ -1152,3 +1153,41 @@ def test_small_bowel_and_head_and_neck_primaries_and_a_panels_negatives():
     assert got == ["KRAS=wild-type", "BRAF=wild-type", "MET=wild-type", "ALK=negative", "ROS1=negative"]
     assert [f.values for f in find_biomarkers("HER2: IHC 2+ (equivocal); reflex dual ISH AMPLIFIED")] == [
         ("HER2=positive",)]
+
+
+def test_refusals_pointing_back_sides_of_the_family_labels_of_what_is_to_come_and_operations_with_no_course(nlp):
+    from graphkit.clinical.values import find_biomarkers
+    a = partial(_assertion, nlp)
+    assert a("- Bevacizumab not planned - anti-EGFR preferred for left-sided disease.", "Bevacizumab") == "negated"
+    assert a("2. Consolidation durvalumab not available - PD-L1 <1%.", "durvalumab") == "negated"
+    assert a("- Lung nodules too small to biopsy.", "biopsy") == "negated"
+    assert a(" c) Completion mastectomy - she does not want this.", "Completion mastectomy") == "negated"
+    assert a("With a paternal pancreatic cancer, she qualifies for surveillance.", "pancreatic cancer") == "family"
+    assert a("Pending: HPE of the resected specimen; staging CECT thorax as outpatient.", "HPE") == "planned"
+    assert a("Rec TNT with organ-preservation intent, then consolidation CAPOX x4.", "CAPOX x4") == "planned"
+    assert a("Rec'd CAPOX x4 in 2023.", "CAPOX x4") != "planned"
+    # an operation is over the day it is done: the drug's "since ... (taking it)" is not the surgery's
+    sent = "R breast pT1c pN0, lumpectomy + SLNB 2/20/25, anastrozole since 3/10/25 (taking it)."
+    [row] = extract_mentions(nlp, [sent], [None])
+    surgery = next(m for m in row if m.text == "lumpectomy")
+    assert "status" not in surgery.detail and "start" not in surgery.detail
+    assert next(m for m in row if m.text == "anastrozole").detail.get("status") == "ongoing"
+    # the list under "no" ends at a marker with its own measure
+    found = find_biomarkers("KRAS G12C, no EGFR/ALK/ROS1/BRAF, PD-L1 75%.")
+    assert [f.detail.get("percent") for f in found if f.values[0].startswith(("EGFR", "ALK"))] == [None, None]
+    got = [v for f in find_biomarkers("Fusions (RNA): none detected in ALK, ROS1, RET or NTRK1/2/3.") for v in f.values]
+    assert got == ["ALK=negative", "ROS1=negative", "RET=negative", "NTRK=negative"]
+
+
+def test_an_operation_names_its_organ_and_a_word_for_several_organs_takes_the_notes(nlp):
+    from datetime import date
+    sents = ["Anterior resection: residual adenocarcinoma ypT2, regression AJCC TRG 2.", "ypT2 ypN1a - ypStage IIIA."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 4, 8))
+    cancer = next(m for m in rows[0] if m.kind == "Cancer")
+    assert cancer.detail.get("site") == "rectum"
+    sents = ["Breast cancer pT2 pN2a.", "OP 24 Feb 2025: wire-guided breast-conserving segmentectomy R + axillary dissection."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 3, 4))
+    assert "SNOMED-CT|392021009" in _codes(next(m for m in rows[1] if m.text.endswith("segmentectomy")))
+    sents = ["RUL adenocarcinoma of the lung.", "s/p VATS segmentectomy 2/2025."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 3, 4))
+    assert _codes(next(m for m in rows[1] if m.text.endswith("segmentectomy"))) == {"SNOMED-CT|173172000"}

@@ -445,7 +445,9 @@ _NEGATIVE_LIST = re.compile(
     r"|(?:^|(?<=[\n.;:]))[ \t]*no\s+(?:(?:likely\s+)?pathogenic|reportable|actionable|clinically\s+(?:significant|relevant)|"
     r"other|additional|known)?\s*(?:(?:or\s+likely\s+pathogenic\s+)?(?:alterations?|mutations?|variants?|fusions?|"
     r"rearrangements?|abnormalities))\s+(?:were\s+|was\s+)?(?:detected|identified|found|seen)\s+in"
-    r"(?:\s+the\s+following(?:\s+genes)?)?\s*:?", re.I)
+    r"(?:\s+the\s+following(?:\s+genes)?)?\s*:?"
+    # "Fusions (RNA): none detected in ALK, ROS1, RET or NTRK1/2/3": the heading names what was looked for
+    r"|(?:^|(?<=[\n.;:]))[ \t]*none\s+(?:were\s+)?(?:detected|identified|found|seen)\s+in\s*:?", re.I)
 # "No EGFR, ALK, ROS1, BRAF V600E, MET ex14, RET, or KRAS G12C alterations detected": every marker of the
 # list is negative (a variant in it says which alteration was looked for, not that it was found)
 _NO_LIST = re.compile(r"(?:^|(?<=[\n.;:]))[ \t]*(?:no|negative\s+for)\s+(?P<list>[^.;\n]{3,200}?)\s+"
@@ -745,7 +747,10 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
             if j + 1 < n and tokens[j][0] == "sep" and tokens[j][3].strip().lower() in ("/", ",", "and", "&", "or") \
                     and tokens[j + 1][0].startswith("M_") and _gap_ok(text, tokens[j - 1][2], tokens[j][1]) \
                     and _gap_ok(text, tokens[j][2], tokens[j + 1][1]) \
-                    and not _SELF_STATED.match(group[-1][3]) and not _SELF_STATED.match(tokens[j + 1][3]):
+                    and not _SELF_STATED.match(group[-1][3]) and not _SELF_STATED.match(tokens[j + 1][3]) \
+                    and not (prefix_status and tokens[j][3].strip() == "," and j + 2 < n
+                             and tokens[j + 2][0] in _MEASURES and _gap_ok(text, tokens[j + 1][2], tokens[j + 2][1])):
+                # ("no EGFR/ALK/ROS1/BRAF, PD-L1 75%": the list under "no" ends at a marker with its own measure)
                 seps.append(tokens[j][3].strip().lower())
                 group.append(tokens[j + 1])
                 j += 2
@@ -1042,6 +1047,7 @@ def _continues(tokens, k, n, text: str = "") -> bool:
 
 
 _PENDING_WORDS = re.compile(_PENDING, re.I)
+_MEASURES = ("pct", "tps", "cps", "ihc", "ratio", "allred")
 _REFLEX_ISH = re.compile(r"\s*(?:reflex(?:ed)?\s+)?(?:(?:dual(?:[- ](?:probe|colou?r))?|DP|bright[- ]?field|chromogenic)\s+)?"
                          r"(?:F|C|S|DD)?ISH\b(?![^;.\n]{0,40}?\b(?:"
                          + _PENDING + r")\b)", re.I)

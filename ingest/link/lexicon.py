@@ -147,6 +147,9 @@ class Match:
     priority: int
 
 
+_NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
+
+
 class Lexicon:
     """surface → concepts, with longest-match search in text."""
 
@@ -207,6 +210,9 @@ class Lexicon:
                         # "ALL MARGINS NEGATIVE": in a line of capitals an English word names no disease (a
                         # report's "CT CHEST", "PET", "US-GUIDED" stay tests)
                         continue
+                    if bucket is not None and _NON_BEFORE.search(text, 0, toks[i][0]) \
+                            and bucket.best()[0] == "Cancer":
+                        break  # "non-mucinous adenocarcinoma": the "non-" denies the cell type named next
                     if bucket is not None:
                         kind, concepts, prio = bucket.best()
                         end = toks[i + length - 1][1]

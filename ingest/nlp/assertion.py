@@ -284,6 +284,13 @@ def context_rules():
               for c in ("precautions", "return precautions", "ed precautions", "precautions reviewed", "call for",
                         "return if", "call if", "warning signs", "at progression", "upon progression",
                         "on progression", "at recurrence", "should metastatic")]
+    # "Pending: HPE of the resected specimen; staging CECT thorax as outpatient": a line's label of what is
+    # still to come
+    rules += [ConTextRule("pending:", "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE),
+                          on_modifies=lambda target, modifier, between: _opens_line(modifier))]
+    # "germline testing for Lynch syndrome", "to help triage for Lynch syndrome": what a test looks for
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Cancer", "Problem"})
+              for c in ("testing for", "test for", "triage for", "tested for", "genotyping for")]
     # a letter's subject names its topic, not care given: "Re: Mrs H. - post-mastectomy radiotherapy"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None, allowed_types=set(CARE),
                           on_modifies=lambda target, modifier, between: _opens_line(modifier))
@@ -674,6 +681,13 @@ def context_rules():
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD")
               for c in ("fhx", "fmhx", "famhx", "fhx:", "fh:", "fh of", "fh -", "fh significant for",
                         "fh notable for", "fh positive for", "fh +ve", "fh pos")]
+    # "c) Completion mastectomy - she does not want this": the refusal points back at the care
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=6, allowed_types=set(CARE))
+              for c in ("does not want this", "does not want that", "does not want it", "did not want this",
+                        "did not want it", "is not keen on this", "declines this", "declined this")]
+    # "with a paternal pancreatic cancer": a side of the family is a relative
+    rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=3, allowed_types={"Cancer", "Problem"})
+              for c in ("maternal", "paternal")]
     # "colon cancer in father", "DCIS in her sister", "ovarian ca (MGM 55)": the relative named after the disease
     rules += [ConTextRule("in <relative>", "FAMILY", direction="BACKWARD", max_scope=6, pattern=[
         {"LOWER": "in"}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
@@ -724,7 +738,8 @@ def context_rules():
                               target.label_ in ("Problem", "Cancer") and modifier.end < len(modifier.doc)
                               and modifier.doc[modifier.end].lower_ not in ("from", "by", "as", "because", "due")))]
     # "PET-CT not available within timeframe": care that could not be had was not done
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types={"Procedure", "Test"})
+    # (and a drug: "Consolidation durvalumab not available - PD-L1 <1%")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("not available", "unavailable", "was not available", "is not available")]
     # "7. Tab. Calcium + vitamin D3 - HOLD till review": a medication list's instruction
     # (an instruction closing the item, not "(durvalumab) - hold durvalumab", whose "hold" reads forward)
@@ -802,7 +817,7 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types={"Test"})
               for c in ("insufficient for", "inadequate for", "not sufficient for", "not adequate for",
                         "qns for", "too scant for", "too small for", "inadequate tissue for",
-                        "insufficient tissue for", "insufficient material for")]
+                        "insufficient tissue for", "insufficient material for", "too small to")]
     # care an event would make harder lies ahead: "risk of regrowth and fibrosis making TME harder"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("harder", "more difficult", "more challenging", "more complex", "riskier")]
@@ -826,7 +841,9 @@ def context_rules():
                         # ("so chemotherapy was not recommended": medspaCy's forward "was not" took the words)
                         "was not recommended", "were not recommended", "was not required", "was not needed",
                         "was not advised", "was not appropriate", "was not necessary", "were not indicated",
-                        "not warranted", "is not warranted", "not an option", "is not an option")]
+                        "not warranted", "is not warranted", "not an option", "is not an option",
+                        # "Bevacizumab not planned - anti-EGFR preferred": "planned" alone took the word
+                        "not planned", "is not planned", "was not planned")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("w/o", "w/out")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8)
               for c in ("may need", "may also consider", "we may", "consider", "might", "should he", "should she",
@@ -929,6 +946,12 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
               for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
                         "is recommended to", "next steps:", "rec:", "recs:")]
+    # "Rec TNT with organ-preservation intent: ... then consolidation CAPOX x4": the abbreviation opening a
+    # statement recommends (not "rec'd", received)
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None,
+                          on_modifies=lambda target, modifier, between: modifier.start == 0 and (
+                              modifier.end >= len(modifier.doc) or modifier.doc[modifier.end].lower_ not in ("'d", "’d", "d")))
+              for c in ("rec", "recs", "rec.")]
     # choices left open ("either upfront lobectomy or neoadjuvant chemo-IO ... are appropriate")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10) for c in ("either",)]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=8)

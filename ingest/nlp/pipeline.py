@@ -35,7 +35,7 @@ from graphkit.clinical.treatments import NEVER_STARTED, is_systemic_class
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
     marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only, results_pending)
-from ingest.link.hierarchy import ancestors
+from ingest.link.hierarchy import ancestors, parents
 from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
@@ -401,6 +401,12 @@ _LABEL_WORDS = ("surgery", "operation", "surgical procedure", "procedure")
 _LABEL_COLON = re.compile(r"(?:\s+(?:note|notes|details|performed|done|report|name))?\s*:", re.I)
 
 
+def _is_operation(concepts) -> bool:
+    """An operation (a child of SNOMED CT's "surgical procedure"), which has no course to be under way."""
+    return any(c.code == GENERIC_OPERATION or any(p.code == GENERIC_OPERATION for p in parents(c.system, c.code))
+               for c in concepts[:1])
+
+
 def operation_label(text: str, m, terms) -> bool:
     """A generic operation word used as a field label before the operation it introduces ("Operation:
     Robotic ultra-low anterior resection with TME", "Surgery: R partial mastectomy + SLNB 6/18/2024"): the
@@ -715,10 +721,15 @@ def _with_details(text: str, f: Found) -> Found:
             end, extra = got
             detail.update(extra)
     if f.kind in ("Medication", "Procedure"):
-        started = oncology.start_date(text[end:])
+        # an operation is over the day it is done, no course under way: "lumpectomy + SLNB 2/20/25, anastrozole
+        # since 3/10/25 (taking it)" started and continues the drug only
+        operation = _is_operation(f.concepts)
+        started = None if operation else oncology.start_date(text[end:])
         if started:
             detail["start"] = started
         status = oncology.treatment_status(text, f.start, end)
+        if status in ("ongoing", "started") and operation:
+            status = None
         if status:
             detail["status"] = status
         phase = oncology.treatment_phase(text, f.start, end)
@@ -963,6 +974,10 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
         others = {m.detail.get("site") or _site_of_concepts(m.concepts) for m in ms
                   if m.kind == "Cancer" and m.assertion in ("family", "negated")}
         counts.update({k: n for k, n in oncology.site_mentions(t).items() if k not in others})
+    # "Anterior resection: residual adenocarcinoma", "then TME": an operation on one organ names the tumour's
+    counts.update(s for m in (m for ms in rows for m in ms)
+                  if m.kind == "Procedure" and m.assertion not in ("family", "negated")
+                  for s in [_procedure_site(m.concepts)] if s in oncology.GUIDELINE_SITES)
     site = oncology.note_site(counts, cancer_sites)
     group_site = oncology.SITE_GROUP.get(site) if site else None
     statuses: dict[str, set[str]] = {}
@@ -1014,6 +1029,10 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 hit = sorted({v.partition("=")[0] for v in m.values} & conflicts)
                 if hit:
                     m = replace(m, flags=m.flags + tuple(f"conflict:{k}" for k in hit))
+            if m.kind == "Procedure" and site and _procedure_site(m.concepts) is None:
+                # "breast-conserving segmentectomy": a word that names an operation on several organs is
+                # the one on the note's organ
+                m = replace(m, concepts=tuple(c for c in m.concepts if _site_of_concepts((c,)) == site) or m.concepts)
             if m.kind == "Stage" and group_site and "site" not in m.detail:
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NOT_BEGUN.search(m.cue or ""):
@@ -1475,6 +1494,13 @@ _SITE_WORDS = [(site, re.compile("|".join(rf"\b{w}" for w in oncology.SITE_NAMES
 def _site_of_concepts(concepts: tuple[Concept, ...]) -> str | None:
     names = " ".join(c.display.lower() for c in concepts)
     return next((site for site, rx in _SITE_WORDS if rx.search(names)), None)
+
+
+def _procedure_site(concepts: tuple[Concept, ...]) -> str | None:
+    """The one organ an operation's codes name ("Anterior resection of rectum"), else None: none, or
+    several (a word that names an operation on more than one organ, as "segmentectomy")."""
+    sites = {_site_of_concepts((c,)) for c in concepts} - {None}
+    return sites.pop() if len(sites) == 1 else None
 
 
 __all__ = ["Mention", "NlpConfig", "build_pipeline", "extract_mentions", "resolve_note", "find_mentions",
