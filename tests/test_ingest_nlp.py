@@ -1191,3 +1191,16 @@ def test_an_operation_names_its_organ_and_a_word_for_several_organs_takes_the_no
     sents = ["RUL adenocarcinoma of the lung.", "s/p VATS segmentectomy 2/2025."]
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 3, 4))
     assert _codes(next(m for m in rows[1] if m.text.endswith("segmentectomy"))) == {"SNOMED-CT|173172000"}
+
+
+def test_overdue_care_the_week_to_come_a_drug_reviewed_and_a_part_of_an_organ(nlp):
+    from ingest.nlp.oncology import find_cancers
+    a = partial(_assertion, nlp)
+    assert a("Imp: overdue adjuvant WBRT after BCS.", "WBRT") == "planned"
+    assert a("Imp: overdue adjuvant WBRT after BCS.", "BCS") != "planned"
+    assert a("To med onc next week for adjuvant chemo, then RT.", "RT") == "planned"
+    assert a("She had surgery in May and will be seen again next week.", "surgery") != "planned"
+    assert a("Reviewed osimertinib 80 mg daily x3 yrs (ADAURA: DFS and OS benefit).",
+             "osimertinib 80 mg daily x3 yrs") == "possible"
+    assert a("Reviewed meds: metformin, lisinopril.", "metformin") == "present"
+    assert [c.site for c in find_cancers("Diagnosis: Adenocarcinoma of the distal rectum, 4 cm from AV")] == ["rectum"]

@@ -425,7 +425,14 @@ def context_rules():
     rules += [ConTextRule("still pending", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8)]
     # "Surveillance colonoscopy due now - GI order placed": ordered, not done
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4)
-              for c in ("due now", "is due", "now due", "overdue", "order placed", "orders placed", "is overdue")]
+              for c in ("due now", "is due", "now due", "order placed", "orders placed", "is overdue")]
+    # ... and the adjective before it: "Imp: overdue adjuvant WBRT after BCS"
+    rules += [ConTextRule("overdue", "PLANNED", direction="BIDIRECTIONAL", max_scope=3)]
+    # "To med onc next week for adjuvant chemo, then RT": the week to come holds the care of its clause (and
+    # the care right before it: "CT chest next week", not "had surgery and will be seen next week")
+    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=8, allowed_types=set(CARE),
+                          on_modifies=_week_to_come)
+              for c in ("next week", "next month", "the following week", "later this week", "later this month")]
     # "(SBRT had been an alternative pre-op; not given)"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4)
               for c in ("had been an alternative", "was an alternative", "an alternative", "alternative")]
@@ -873,6 +880,14 @@ def context_rules():
                         # "discuss durvalumab consolidation", "revisit endocrine therapy in 2 wks": still to be weighed
                         "discuss", "to discuss", "will discuss", "re-discuss", "rediscuss", "revisit", "will revisit",
                         "to revisit", "discussion of", "decision on", "decision about", "decision regarding")]
+    # "Reviewed osimertinib 80 mg daily x3 yrs (ADAURA: DFS and OS benefit)": a drug reviewed is a drug talked
+    # over (not "Reviewed meds: metformin ...", a list)
+    # (nor "reviewed loperamide dosing": teaching about a drug the patient has)
+    rules += [ConTextRule("reviewed", "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Medication"},
+                          on_modifies=lambda target, modifier, between: (between is None or all(
+                              t.lower_ in ("adjuvant", "the", "option", "of", "role", "risks", "benefits", "and")
+                              for t in between)) and not (target.end < len(target.doc) and target.doc[
+                                  target.end].lower_ in _TEACHING))]
     # "for adjuvant chemotherapy discussion", "to guide chemo decision": the care is the topic of a talk
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
               for c in ("discussion", "decision", "decision-making")]
@@ -1434,6 +1449,21 @@ def _hyphen_joined_before(modifier) -> bool:
 def _after_referral(modifier) -> bool:
     doc = modifier.doc
     return modifier.start >= 1 and doc[modifier.start - 1].lower_ in ("referral", "referred", "refer", "referrals")
+
+
+_TEACHING = frozenset({"dosing", "dose", "doses", "use", "usage", "instructions", "schedule", "administration",
+                       "technique", "timing", "side", "adherence"})
+
+
+def _week_to_come(target, modifier, between) -> bool:
+    """"CT chest next week" (the care right before, three words at most) and "next week for adjuvant chemo,
+    then RT" (after it, in its clause, or past a comma into a "then"): not "pemetrexed from next week, with
+    B12 and folic acid continued"."""
+    if target.start < modifier.start:
+        return reach(3, care_only=True)(target, modifier, between)
+    toks = list(between or [])
+    return all(t.text != "," or (i + 1 < len(toks) and toks[i + 1].lower_ in ("then", "followed"))
+               for i, t in enumerate(toks))
 
 
 def _opens_line(modifier) -> bool:

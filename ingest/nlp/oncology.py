@@ -142,7 +142,9 @@ _HIST_NAMES = sorted(HISTOLOGY, key=lambda h: -_depth(h))
 _HIST_RX = _union("h", [HISTOLOGY[h][0] for h in _HIST_NAMES])
 _SITE_RX = _union("s", [p for p, _ in SITES.values()])
 _SITE_NAMES_LIST = list(SITES)
-_LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|at|within)\s+)?(?:the\s+)?$", re.I)
+# ("adenocarcinoma of the distal rectum": a part of the organ is the organ)
+_LINK = re.compile(r"^\s*(?:(?:of|in|involving|arising\s+in|arising\s+from|from|at|within)\s+)?(?:the\s+)?"
+                   r"(?:(?:distal|proximal|mid|middle|low|lower|upper|high)\s+)?$", re.I)
 # "metastatic adenocarcinoma, consistent with colorectal origin", "metastatic carcinoma c/w breast primary":
 # a histology found in one organ whose origin the pathologist names is a cancer of that origin
 _ORIGIN_LINK = re.compile(r"^[\s,;(-]*(?:most\s+)?(?:consistent\s+w(?:ith|/)|c/w|compatible\s+with|suggestive\s+of|"
