@@ -147,7 +147,8 @@ class Match:
     priority: int
 
 
-_NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
+#: a "non-" right before a term denies what it names ("non-mucinous", "(non-colorectal primary)")
+NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
 
 
 class Lexicon:
@@ -210,7 +211,7 @@ class Lexicon:
                         # "ALL MARGINS NEGATIVE": in a line of capitals an English word names no disease (a
                         # report's "CT CHEST", "PET", "US-GUIDED" stay tests)
                         continue
-                    if bucket is not None and _NON_BEFORE.search(text, 0, toks[i][0]) \
+                    if bucket is not None and NON_BEFORE.search(text, 0, toks[i][0]) \
                             and bucket.best()[0] == "Cancer":
                         break  # "non-mucinous adenocarcinoma": the "non-" denies the cell type named next
                     if bucket is not None:

@@ -880,14 +880,9 @@ def context_rules():
                         # "discuss durvalumab consolidation", "revisit endocrine therapy in 2 wks": still to be weighed
                         "discuss", "to discuss", "will discuss", "re-discuss", "rediscuss", "revisit", "will revisit",
                         "to revisit", "discussion of", "decision on", "decision about", "decision regarding")]
-    # "Reviewed osimertinib 80 mg daily x3 yrs (ADAURA: DFS and OS benefit)": a drug reviewed is a drug talked
-    # over (not "Reviewed meds: metformin ...", a list)
-    # (nor "reviewed loperamide dosing": teaching about a drug the patient has)
+    # "Reviewed osimertinib 80 mg daily x3 yrs (ADAURA: DFS and OS benefit)": a drug reviewed is a drug talked over
     rules += [ConTextRule("reviewed", "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Medication"},
-                          on_modifies=lambda target, modifier, between: (between is None or all(
-                              t.lower_ in ("adjuvant", "the", "option", "of", "role", "risks", "benefits", "and")
-                              for t in between)) and not (target.end < len(target.doc) and target.doc[
-                                  target.end].lower_ in _TEACHING))]
+                          on_modifies=_talked_over)]
     # "for adjuvant chemotherapy discussion", "to guide chemo decision": the care is the topic of a talk
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
               for c in ("discussion", "decision", "decision-making")]
@@ -963,9 +958,7 @@ def context_rules():
                         "is recommended to", "next steps:", "rec:", "recs:")]
     # "Rec TNT with organ-preservation intent: ... then consolidation CAPOX x4": the abbreviation opening a
     # statement recommends (not "rec'd", received)
-    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None,
-                          on_modifies=lambda target, modifier, between: modifier.start == 0 and (
-                              modifier.end >= len(modifier.doc) or modifier.doc[modifier.end].lower_ not in ("'d", "’d", "d")))
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, on_modifies=_opens_statement)
               for c in ("rec", "recs", "rec.")]
     # choices left open ("either upfront lobectomy or neoadjuvant chemo-IO ... are appropriate")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10) for c in ("either",)]
@@ -1453,6 +1446,21 @@ def _after_referral(modifier) -> bool:
 
 _TEACHING = frozenset({"dosing", "dose", "doses", "use", "usage", "instructions", "schedule", "administration",
                        "technique", "timing", "side", "adherence"})
+
+
+def _talked_over(target, modifier, between) -> bool:
+    """"Reviewed osimertinib ...", "reviewed the role of adjuvant capecitabine": the drug right after the cue
+    (not "Reviewed meds: metformin ...", a list; nor "reviewed loperamide dosing", teaching about a drug the
+    patient has)."""
+    after = target.doc[target.end].lower_ if target.end < len(target.doc) else ""
+    return (between is None or all(t.lower_ in ("adjuvant", "the", "option", "of", "role", "risks", "benefits", "and")
+                                   for t in between)) and after not in _TEACHING
+
+
+def _opens_statement(target, modifier, between) -> bool:
+    """The cue opens its statement and is not "rec'd" (received)."""
+    return modifier.start == 0 and (modifier.end >= len(modifier.doc)
+                                    or modifier.doc[modifier.end].lower_ not in ("'d", "’d", "d"))
 
 
 def _week_to_come(target, modifier, between) -> bool:

@@ -25,8 +25,7 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     "carcinoma": (r"carcinomas?|(?-i:CA)", "cancer", None),
     "adenocarcinoma": (r"adeno-?carcinomas?|adeno\s?ca|adeno-ca|(?-i:adenoCA|AdenoCA)|adeno(?!ma)", "carcinoma", None),
     # "non-mucinous adenocarcinoma" is the plain one
-    "mucinous adenocarcinoma": (r"(?<!non-)(?<!non )(?<!non)mucinous\s+adeno-?carcinoma|(?<!non-)(?<!non )(?<!non)"
-                                r"mucinous\s+adenoca", "adenocarcinoma", None),
+    "mucinous adenocarcinoma": (r"(?<!non-)(?<!non )(?<!non)mucinous\s+adeno(?:-?carcinoma|ca)", "adenocarcinoma", None),
     "signet ring cell carcinoma": (r"signet[- ]ring(?:\s+cell)?\s+(?:adeno)?carcinoma", "adenocarcinoma", None),
     "squamous cell carcinoma": (r"squamous(?:\s+cell)?(?:\s+(?:carcinoma|ca|cancer))?|(?-i:SqCC|SCC)", "carcinoma", None),
     "large cell carcinoma": (r"large[- ]cell(?:\s+(?:carcinoma|ca|cancer))?", "non-small cell carcinoma", None),

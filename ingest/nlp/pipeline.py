@@ -36,7 +36,7 @@ from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
     marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only, results_pending)
 from ingest.link.hierarchy import ancestors, parents
-from ingest.link.lexicon import Concept, Lexicon, Match, load_lexicon, select_longest
+from ingest.link.lexicon import NON_BEFORE, Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
                                   label_assertion)
@@ -817,7 +817,6 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
 
 _FAVOURED = re.compile(r"\b(?:favou?rs?|favou?red|favou?ring|prefer(?:s|red)?|more\s+likely|likelier)\b", re.I)
 _OVER_BEFORE = re.compile(r"\bover\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}$", re.I)
-_NON_BEFORE = re.compile(r"(?<![A-Za-z])non[- ]?$", re.I)
 
 
 def _set_aside(text: str, mentions: list[Mention]) -> list[Mention]:
@@ -828,7 +827,7 @@ def _set_aside(text: str, mentions: list[Mention]) -> list[Mention]:
     mentions = [replace(m, assertion="negated", cue="non-")
                 if m.kind == "Cancer" and m.assertion == "present" and m.detail.get("site")
                 and m.detail.get("histology") in (None, "cancer") and not m.detail.get("site_from")
-                and _NON_BEFORE.search(text[max(0, m.start - 5):m.start]) else m for m in mentions]
+                and NON_BEFORE.search(text[max(0, m.start - 5):m.start]) else m for m in mentions]
     fav = _FAVOURED.search(text)
     if not fav:
         return mentions
