@@ -723,7 +723,7 @@ def _with_details(text: str, f: Found) -> Found:
     if f.kind in ("Medication", "Procedure"):
         # an operation is over the day it is done, no course under way: "lumpectomy + SLNB 2/20/25, anastrozole
         # since 3/10/25 (taking it)" started and continues the drug only
-        operation = _is_operation(f.concepts)
+        operation = f.kind == "Procedure" and _is_operation(f.concepts)
         started = None if operation else oncology.start_date(text[end:])
         if started:
             detail["start"] = started
@@ -974,7 +974,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                   if m.kind == "Cancer" and m.assertion in ("family", "negated")}
         counts.update({k: n for k, n in oncology.site_mentions(t).items() if k not in others})
     # "Anterior resection: residual adenocarcinoma", "then TME": an operation on one organ names the tumour's
-    counts.update(s for m in (m for ms in rows for m in ms)
+    counts.update(s for ms in rows for m in ms
                   if m.kind == "Procedure" and m.assertion not in ("family", "negated")
                   for s in [_procedure_site(m.concepts)] if s in oncology.GUIDELINE_SITES)
     site = oncology.note_site(counts, cancer_sites)
