@@ -1204,3 +1204,50 @@ def test_overdue_care_the_week_to_come_a_drug_reviewed_and_a_part_of_an_organ(nl
              "osimertinib 80 mg daily x3 yrs") == "possible"
     assert a("Reviewed meds: metformin, lisinopril.", "metformin") == "present"
     assert [c.site for c in find_cancers("Diagnosis: Adenocarcinoma of the distal rectum, 4 cm from AV")] == ["rectum"]
+
+
+def test_clearances_routes_no_shows_corrected_readings_and_lists_on_the_next_line(nlp):
+    from graphkit.clinical.values import find_biomarkers
+    from ingest.text.sections import canonical_name, split_sections
+    a = partial(_assertion, nlp)
+    assert [v for f in find_biomarkers("No alterations in\nEGFR, ALK, BRAF.") for v in f.values] == \
+        ["EGFR=wild-type", "ALK=negative", "BRAF=wild-type"]
+    assert [v for f in find_biomarkers("Not a candidate for anti-EGFR (KRAS mut).") for v in f.values] == ["KRAS=mutated"]
+    assert [v for f in find_biomarkers("TMB 2 mut/Mb.") for v in f.values] == []
+    assert a("Renal team: OK for contrast CT with pre-hydration.", "CT") == "possible"
+    assert a("Counts ok for paclitaxel today.", "paclitaxel") == "present"
+    assert a("DVT prophylaxis: enoxaparin 40 mg SC daily.", "DVT") != "present"
+    assert not [m for m in _one(nlp, "Cores infiltrated by nests of atypical squamous cells.") if m[1] == "Cancer"]
+    assert ("squamous NSCLC", "Cancer", "present", None) in _one(nlp, "Stage IIIB squamous NSCLC.")
+    assert a("N category changed from pN1b to pN2a.", "pN1b") == "possible"
+    assert a("N category changed from pN1b to pN2a.", "pN2a") == "present"
+    assert a("The letter incorrectly gave the stage as stage IIIA.", "stage IIIA") == "possible"
+    assert a("C1 TCHP is provisionally pencilled for 09/10.", "TCHP") == "planned"
+    assert a("We went through both routes: TCHP then surgery, or upfront surgery then adjuvant trastuzumab.",
+             "trastuzumab") == "possible"
+    assert a("Pt was due for CECT thorax in July 2025 - did not turn up.", "CECT") == "negated"
+    assert a("6 mm hypodensity, too small to characterise - MRI liver 07/2023 confirmed a simple cyst.",
+             "MRI liver") == "present"
+    assert a("Nodule too small to sample by EBUS.", "EBUS") == "negated"
+    assert canonical_name("Follow-up / plan:") == "Plan"
+    text = "Background: asthma.\nPlan, as agreed at MDT: right wide local excision and sentinel node biopsy.\n"
+    assert [s.name for s in split_sections(text)][-1] == "Plan"
+    assert _one(nlp, "Pleural effusion: indwelling pleural catheter placed 10.01.", "Plan")[-1][2] == "historical"
+    [mentions] = extract_mentions(nlp, ["Hx of renal cell cancer, MSI-H cecal cancer."], [None])
+    cancers = [_codes(m) for m in mentions if m.kind == "Cancer"]
+    assert "DOID|DOID:4450" in cancers[0] and "DOID|DOID:1521" in cancers[1]  # a site's carcinoma stays its cancer
+    assert _one(nlp, "- Meds: warfarin, metoprolol 50 mg daily.", "Plan")[0][2] == "present"
+    assert _one(nlp, "T-DM1 may continue concurrently.", "Assessment and Plan")[0][2] == "present"
+    assert a("Adjuvant chemo was permitted in CheckMate 816.", "chemo") == "possible"
+    sents = ["If no driver -> carboplatin/pemetrexed/pembrolizumab."]
+    assert [m.assertion for m in resolve_note(sents, extract_mentions(nlp, sents, ["Plan"]))[0]] == ["possible"] * 3
+    from ingest.nlp.findings import find_described_problems
+    assert not find_described_problems("SCRT 25 Gy/5, for symptom and local control.")
+    from graphkit.clinical.values import find_stages
+    assert [(f.value, f.basis) for f in find_stages("pT1c pN0 - pStage IA3; ypStage IIA.") if f.kind == "group"] == \
+        [("IA3", "pathological"), ("IIA", "pathological")]
+    assert not find_stages("upstage IIIA")
+    from ingest.nlp.oncology import treatment_status
+    text = "C1 cisplatin/vinorelbine given today. FOLFOX C6 given 28/04."
+    assert treatment_status(text, 3, 12) == "started"
+    assert treatment_status(text, text.index("FOLFOX"), text.index("FOLFOX") + 6) == "ongoing"

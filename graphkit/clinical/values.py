@@ -39,8 +39,9 @@ _ARABIC = {"0": "0", "1": "I", "2": "II", "3": "III", "4": "IV", "zero": "0", "o
 STAGE_GROUP = re.compile(r"^(0|IV|III|II|I)([ABC])?([1-3])?$")
 _STAGE_TEXT = re.compile(
     r"(?P<basis>\b(?:AJCC\s+(?:8(?:th)?\s+)?)?(?:clinical(?:ly)?|pathologic(?:al)?|prognostic|anatomic|"
-    r"post-?neoadjuvant|[cp](?=stage|\s*stage))?\s*)"
-    r"\b(?P<word>stage|stg)\s*:?\s*"
+    r"post-?neoadjuvant|y?[cp](?=stage|\s*stage))?\s*)"
+    # "pStage IA3", "ypStage IIA", "cStage IIIA": the basis letter written onto the word
+    r"(?:\b|(?<=[cp]))(?P<word>stage|stg)\s*:?\s*"
     r"(?P<group>IV|III|II|I|V|VI|VII|0|[0-9]|zero|one|two|three|four)(?P<sub>[ABCabc])?(?P<digit>[1-3])?"
     r"(?![A-Za-z0-9])", re.I)
 _TNM_TEXT = re.compile(
@@ -127,6 +128,7 @@ def find_stages(text: str) -> list[StageFinding]:
         if not STAGE_GROUP.match(value):
             value = "invalid"
         basis_word = (m.group("basis") or "").strip().lower()
+        basis_word = basis_word[1:] if basis_word in ("yp", "yc") else basis_word
         if basis_word.startswith(("prognostic", "anatomic")):
             # AJCC has a clinical and a pathological prognostic stage: the word before says which
             before = re.search(r"\b(clinical|pathologic)\w*\s*$", text[:m.start("basis")], re.I)
@@ -376,8 +378,9 @@ _TOKEN = re.compile(
     # words begin at a word's start: "no" is not the end of "adeno", "high" not the end of "thigh"
     r"|(?<![A-Za-z])(?P<prefix>(?:negative|positive)\s+for(?:\s+(?:any\s+)?(?:(?:reportable|pathogenic|clinically\s+significant)\s+)?"
     r"(?:alterations?|mutations?|variants?|fusions?)\s+in)?|no\s+(?:co-?occurring\s+|additional\s+|other\s+|further\s+)?(?:(?:likely\s+)?pathogenic\s+)?(?:mutations?|alterations?|variants?)\s+(?:in|of)"
-    # ("KRAS: no mutation in codons 12, 13, 61": the codons are blanked, nothing follows; a result)
-    r"(?!\s*(?:[.;\n]|$))|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
+    # ("KRAS: no mutation in codons 12, 13, 61": the codons are blanked, nothing follows; a result; "No
+    # alterations in\nEGFR, ALK, ...": a list wrapped onto the next line follows)
+    r"(?![ \t]*(?:[.;]|\n[ \t]*(?:\n|$)|$))|no\s+evidence\s+of|loss\s+of(?:\s+nuclear)?(?:\s+expression)?(?:\s+of)?|"
     r"(?:intact|retained|preserved)\s+(?:nuclear\s+)?expression\s+of|absence\s+of|deficient|proficient|without|no\s+known|no(?!\s+(?:mutations?|alterations?|fusions?|rearrangements?|variants?|(?:likely\s+)?pathogenic|reportable|"
     r"clinically\s+significant)\b))(?=\s|$|[,.;)])"
     r"|(?P<status>(?<![A-Za-z])(?:"
@@ -387,7 +390,7 @@ _TOKEN = re.compile(
     r"(?:mutations?|alterations?|fusions?|rearrangements?|variants?)\s*(?:detected|identified)?|"
     r"not\s+detected|none\s+detected|undetected|not\s+identified|detected|"
     r"not\s+(?:mutated|mutant|rearranged|altered)|"
-    r"mutated|mutations?|mutant|variant|alterations?|carrier|pathogenic|"
+    r"mutated|mutations?|mutant|mut(?![A-Za-z/])|variant|alterations?|carrier|pathogenic|"
     r"rearranged|rearrangements?|fusions?|translocation|"
     r"deficient|deficiency|proficient|intact|retained|preserved|lost|loss|absent|"
     r"unstable|stable|high|low|"
@@ -559,7 +562,7 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
         if any(w.startswith(("wild", "wt", "un-mut", "unmut", "non-mut", "nonmut")) for w in words) or absent or neg:
             return "wild-type", detail, flags
         # "EGFR mutations" alone (a list heading, "... were not found" on another line) says nothing
-        if variants or any(w in ("mutated", "mutant", "carrier", "pathogenic", "detected", "amplified")
+        if variants or any(w in ("mutated", "mutant", "mut", "carrier", "pathogenic", "detected", "amplified")
                            or w.startswith(("pathogenic", "mutation detected")) for w in words) or pos:
             return "mutated", detail, flags
         return None, detail, flags

@@ -165,11 +165,15 @@ def _do_kind(doid: str) -> str:
     return "Cancer" if doid == CANCER_ROOT or CANCER_ROOT in do_ancestors(doid) else "Problem"
 
 
+_CARCINOMA = re.compile(r"\bcarcinoma\b")
+
+
 def disease_ontology() -> Iterator[Entry]:
     """DO names and EXACT synonyms (RELATED ones of the "X of Y" kind too), each with the DOID concept
     and its cross-references (checked ICD-10-CM codes only)."""
     import simple_icd_10_cm as icd
 
+    names = do_name_index()
     for t in do_terms().values():
         if not t.name:
             continue
@@ -184,6 +188,12 @@ def disease_ontology() -> Iterator[Entry]:
                 concepts.append(Concept(system, code, t.name, kind, DO_SOURCE + f" xref {prefix}"))
         surfaces = [t.name] + [s for s, scope, _ in t.synonyms if scope == "EXACT"]
         surfaces += [s for s, scope, _ in t.synonyms if scope == "RELATED" and " of " in s]
+        if kind == "Cancer":
+            # "renal cell cancer", "papillary thyroid cancer": the clinician's word for a carcinoma DO names by
+            # its cell type, where no DO term has that name; a "<site> carcinoma" ("cecal carcinoma") stays
+            # one, as "<site> cancer" is the organ's cancer, its parent
+            surfaces += [v for x in surfaces if len(x.split()) >= 3 and (v := _CARCINOMA.sub("cancer", x)) != x
+                         and v.lower() not in names]
         for s in surfaces:
             for c in concepts:
                 yield Entry(s, c, 20, is_acronym(s))

@@ -142,8 +142,8 @@ def default_context_rules(context):
             r.max_scope = 3  # "bronchial margin free": the margin is free, not the carcinoma before it
         if r.literal in ("prophylaxis", "ppx"):
             # "DVT prophylaxis" denies the disease prevented, never the drug given for it ("Heparin 5000 U SC
-            # q8h for VTE prophylaxis")
-            r.allowed_types = {"Problem"}
+            # q8h for VTE prophylaxis"); medspaCy compares labels upper-cased
+            r.allowed_types = {"PROBLEM"}
     # "free T4", "free PSA", "free light chains": an analyte's name, no negation ("TSH 12.4, free T4 0.6")
     rules.append(ConTextRule("free <analyte>", "PSEUDO", direction="PSEUDO", pattern=[
         {"LOWER": "free"}, {"IS_PUNCT": False, "IS_SPACE": False,
@@ -526,10 +526,17 @@ def context_rules():
                                                 "years", "yr", "yrs"]}}])]
     # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
-              for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for")]
+              for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for",
+                        # "C1 TCHP is provisionally pencilled for 09/10"
+                        "pencilled for", "pencilled in", "penciled for", "penciled in")]
     # "provisional theatre slot held 16.06 and provisional chemo-day slot 10.06": a slot held is a booking
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("provisional", "provisionally", "tentative", "tentatively")]
+    # "We went through both routes the MDT recommended: neoadjuvant TCHP ... followed by surgery, or upfront
+    # surgery followed by adjuvant chemotherapy": every treatment of the routes is an option
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", allowed_types=set(CARE))
+              for c in ("both routes", "both options", "both approaches", "both pathways", "two routes",
+                        "two options", "two approaches", "either route", "either option", "either approach")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("slot", "slot held", "slot booked", "slots")]
     # "RT was part of the plan after lumpectomy": the plan, not the care
@@ -539,7 +546,8 @@ def context_rules():
     # "Restaging CT: originally 4/15 - pt no-show (transport)": booked, not attended
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10)
               for c in ("no-show", "no show", "did not show", "did not attend", "missed appointment",
-                        "missed her appointment", "missed his appointment")]
+                        "missed her appointment", "missed his appointment", "did not turn up", "didn't turn up",
+                        "failed to turn up", "did not show up", "didn't show up", "failed to show up")]
     # "Pt DNA CT chest 14/04/25", "Rebooked - DNA'd again": British "did not attend" (the letters alone are
     # the molecule: "ctDNA", "DNA + RNA panel"), so only after a patient or with its verb ending
     rules += [ConTextRule("<patient> DNA", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8,
@@ -660,6 +668,13 @@ def context_rules():
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4, allowed_types={"Biomarker", "Stage"})
               for c in ("originally reported", "initially reported", "previously reported", "originally read as",
                         "initially read as", "originally called", "initially called")]
+    # "the letter of 20/03 incorrectly gave the stage as stage IIIA": a reading the writer corrects
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6, allowed_types={"Biomarker", "Stage"})
+              for c in ("incorrectly", "wrongly", "erroneously", "mistakenly")]
+    # "N category changed from pN1b to pN2a": the reading the report replaced (the scope ends before "to")
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=2, allowed_types={"Biomarker", "Stage"})
+              for c in ("changed from", "revised from", "amended from", "corrected from", "upstaged from",
+                        "downstaged from", "reclassified from", "upgraded from", "downgraded from")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types={"Biomarker"})
               for c in ("to be confirmed", "has to be confirmed", "needs confirmation", "needs to be confirmed",
                         "must be confirmed", "awaiting confirmation")]
@@ -676,6 +691,10 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("fit for", "unfit for", "eligible for", "ineligible for", "suitable for", "cleared for",
                         "appropriate for", "fitness for")]
+    # "Renal team: OK for contrast CT", "OK for surgery": a clearance for a test or an operation; a drug's
+    # "counts ok for paclitaxel today" is the go-ahead of the dose given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Test", "Procedure"})
+              for c in ("ok for", "okay for", "ok'd for", "okayed for")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8)
               for c in ("when approved", "once approved", "pending approval", "awaiting approval",
                         "pending authorization", "awaiting authorization", "auth submitted", "start when")]
@@ -824,7 +843,11 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types={"Test"})
               for c in ("insufficient for", "inadequate for", "not sufficient for", "not adequate for",
                         "qns for", "too scant for", "too small for", "inadequate tissue for",
-                        "insufficient tissue for", "insufficient material for", "too small to")]
+                        "insufficient tissue for", "insufficient material for")]
+    # "too small to biopsy by EBUS": the test the size rules out follows at once ("too small to characterise -
+    # MRI liver 07/2023 confirmed a simple cyst" is the MRI done)
+    rules += [ConTextRule("too small to", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=4, allowed_types={"Test"},
+                          on_modifies=lambda target, modifier, between: not any(t.text in ("-", "–", ";") for t in between))]
     # care an event would make harder lies ahead: "risk of regrowth and fibrosis making TME harder"
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("harder", "more difficult", "more challenging", "more complex", "riskier")]
@@ -1193,6 +1216,13 @@ def context_rules():
               for c in (f"{verb} {when}" for verb in ("given", "applied", "administered", "started", "taken", "done",
                                                       "performed", "inserted", "placed")
                         for when in ("today", "yesterday", "this morning", "in clinic", "in clinic today"))]
+    # "2. Pleural effusion: indwelling pleural catheter placed 10.01.", "- port inserted 12/01/2025": in a plan
+    # section, an operation or test the note dates as done
+    rules += [ConTextRule("<done> <date>", "HISTORICAL", direction="BACKWARD", max_scope=8,
+                          allowed_types={"Procedure", "Test"},
+                          pattern=[{"LOWER": {"IN": ["placed", "inserted", "sited", "performed", "done", "completed"]}},
+                                   {"LOWER": "on", "OP": "?"},
+                                   {"TEXT": {"REGEX": r"^(?:\d{1,2}[/.]\d{1,2}(?:[/.](?:\d{2}|\d{4}))?\.?|\d{4}-\d{2}-\d{2})$"}}])]
     # "Proceed w/ C5 today: oxaliplatin ...", "Denosumab 120 mg SC today", "prednisolone 60 mg OD from today":
     # a drug the visit gives
     rules += [ConTextRule("today:", "ONGOING", direction="FORWARD", max_scope=16, allowed_types={"Medication"},
@@ -1232,6 +1262,15 @@ def context_rules():
                         # "SD on 1L letrozole + palbociclib", "continued PR on chemo-IO": the response to care given now
                         "sd on", "pr on", "cr on", "stable on", "stable disease on", "partial response on",
                         "responding on", "responding to", "response on", "ned on", "doing well on", "while on")]
+    # "Adjuvant chemo was permitted in CheckMate 816": what a protocol allows, not what was given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("was permitted", "is permitted", "were permitted", "are permitted", "was allowed", "is allowed",
+                        "were allowed", "are allowed")]
+    # "T-DM1 may continue concurrently (with RT)", "she will continue trastuzumab": the drug given now goes on
+    # (either side: as one phrase, these take the place of the forward "continue")
+    rules += [ConTextRule(c, "ONGOING", direction="BIDIRECTIONAL", max_scope=6, allowed_types={"Medication"},
+                          on_modifies=_not_a_time_of)
+              for c in ("may continue", "can continue", "will continue", "should continue", "to continue")]
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6)
               for c in ("is recommended", "was recommended", "are recommended",
                         "to follow", "is pending", "pending", "to be arranged",
@@ -1760,11 +1799,16 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
             _COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
         return ("historical" if kind == "Procedure" or over or episodic(concepts) else "present"), None
     if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats and not (
-            kind == "Test" and _VALUE_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 25])):
+            kind == "Test" and _VALUE_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 25])) and not (
+            kind == "Medication" and _MEDICATION_LIST_ITEM.match(ent.doc.text)):
         return "planned", cue
     if section in OPTION_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats:
         return "possible", cue
     return SECTION_ASSERTION.get(section or "", "present"), cue
+
+
+# "- Meds: warfarin (dose per anticoagulation clinic), metoprolol ...": a plan's line listing what is taken
+_MEDICATION_LIST_ITEM = re.compile(r"^\W*(?:(?:home|current|regular|usual|discharge)\s+)?(?:meds|medications)\s*:", re.I)
 
 
 _GIVING_BEFORE = re.compile(r"^(?:c\d{1,2}(?:d\d{1,2})?|cycle|proceed|proceeding|treat|treatment|given|administered|"

@@ -24,8 +24,10 @@ _CHANGE = re.compile(
     r"motion|consciousness|mental\s+status|status|function|strength|appetite|vision|hearing|sugars?|count|enzymes|"
     r"reflexes|breath\s+sounds|pulses|flexion|extension|mobility|balance|coordination|urine\s+output|intake)"
     r"(?![A-Za-z])", re.I)
+# ("for symptom and local control": a function word is no body part or function the trouble is of)
 _NOT_OWNER = re.compile(r"^(?:any|no|some|other|these|those|the|his|her|their|with|of|in|or|and|denies|"
-                        r"reports|has|had|have|without|medical|health|new|major)\s", re.I)
+                        r"reports|has|had|have|without|medical|health|new|major|for|to|from|about|at|on|by|as|if|"
+                        r"when|than|many|few|all|more|such|own)\s", re.I)
 
 
 @dataclass(frozen=True)

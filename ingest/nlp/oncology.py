@@ -27,7 +27,11 @@ HISTOLOGY: dict[str, tuple[str, str | None, str | None]] = {
     # "non-mucinous adenocarcinoma" is the plain one
     "mucinous adenocarcinoma": (r"(?<!non-)(?<!non )(?<!non)mucinous\s+adeno(?:-?carcinoma|ca)", "adenocarcinoma", None),
     "signet ring cell carcinoma": (r"signet[- ]ring(?:\s+cell)?\s+(?:adeno)?carcinoma", "adenocarcinoma", None),
-    "squamous cell carcinoma": (r"squamous(?:\s+cell)?(?:\s+(?:carcinoma|ca|cancer))?|(?-i:SqCC|SCC)", "carcinoma", None),
+    # a bare "squamous" names the cancer ("squamous NSCLC"), never the cells, lining or change it is a word of
+    # ("nests of atypical squamous cells", "squamous metaplasia", "adenocarcinoma with squamous differentiation")
+    "squamous cell carcinoma": (r"squamous(?:\s+cell)?(?:\s+(?:carcinoma|ca|cancer))?(?<!squamous)|squamous(?!\s+(?:cells|"
+                                r"epitheli|mucosa|metaplas|differentiat|dysplas|papilloma|lining|intraepithelial|pearls|"
+                                r"features|morphology|component))|(?-i:SqCC|SCC)", "carcinoma", None),
     "large cell carcinoma": (r"large[- ]cell(?:\s+(?:carcinoma|ca|cancer))?", "non-small cell carcinoma", None),
     "non-small cell carcinoma": (r"non-?\s?small[- ]cell(?:\s+(?:lung\s+)?(?:carcinoma|ca|cancer))?|(?-i:NSCLC)",
                                  "carcinoma", "lung"),
@@ -625,5 +629,11 @@ def treatment_status(text: str, start: int, end: int) -> str | None:
     if re.search(r"(?<![A-Za-z])on\s*$", left, re.I):
         found.append((1, 0, "ongoing"))  # "on letrozole": only right before the drug ("on 3/1" is a date)
     if not found:
-        return None
+        # "C1 cisplatin/vinorelbine given today", "FOLFOX-bevacizumab C6 given 28/04": a cycle given starts
+        # (the first) or goes on with (a later one) its course; not "Xeloda cut 20% from C4"
+        cycle = _CYCLE_GIVEN.search(left + text[start:end] + right)
+        return ("started" if cycle.group(1) == "1" else "ongoing") if cycle else None
     return min(found)[2]
+
+
+_CYCLE_GIVEN = re.compile(r"(?<![A-Za-z0-9/])(?-i:C)(\d{1,2})(?!\d)(?=[^.;\n]*?\b(?:given|administered|infused)\b)")

@@ -1037,7 +1037,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NOT_BEGUN.search(m.cue or ""):
                 m = replace(m, flags=m.flags + (NEVER_STARTED,))  # the state reads it against earlier bookings
             row.append(m)
-        out.append(for_condition(text, for_cancer(same_course(joined_drugs(text, after_unfinished(text, appositions(text, row)))))))
+        out.append(for_condition(text, for_cancer(same_course(joined_drugs(text, one_regimen(text, after_unfinished(
+            text, appositions(text, row))))))))
     out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
            for i, (t, row) in enumerate(zip(texts, out))]
     out = [_plan_uncued(row, "recommendation (the line before)") if i and _PLAN_LABEL_END.search(texts[i - 1]) else row
@@ -1468,6 +1469,21 @@ def joined_drugs(text: str, row: list[Mention]) -> list[Mention]:
                 and _JOINED.fullmatch(text, prev.end, m.start):
             out[i] = replace(m, assertion="present", cue=f"with {prev.text}",
                              detail={**m.detail, "status": "ongoing"})
+    return out
+
+
+_SLASH = re.compile(r"[ \t]*/[ \t]*")
+
+
+def one_regimen(text: str, row: list[Mention]) -> list[Mention]:
+    """"if no driver -> carboplatin/pemetrexed/pembrolizumab": drugs written a/b/c are one regimen, one
+    statement; a member beyond its hedge's or denial's reach takes the first member's. Pure. O(mentions)."""
+    out = list(row)
+    for i in range(1, len(out)):
+        prev, m = out[i - 1], out[i]
+        if m.kind == prev.kind == "Medication" and prev.assertion in ("possible", "negated") \
+                and m.assertion in ("planned", "present") and _SLASH.fullmatch(text, prev.end, m.start):
+            out[i] = replace(m, assertion=prev.assertion, cue=prev.cue)
     return out
 
 

@@ -17,6 +17,8 @@ _CAPS_LINE = re.compile(r"^(?P<name>[A-Z][A-Z /&()\-]{2,60})[ \t]*$", re.M)  # "
 _TITLE_OVER_LIST = re.compile(r"^(?P<name>[A-Z][A-Za-z /&()\-]{2,50}?)[ \t]*$(?=\n[ \t]*(?:[-•*]|\d{1,2}[.)])[ \t])", re.M)
 # "A/P 61F stage IA ...": the assessment-and-plan abbreviation opens its section without a colon
 _AP_INLINE = re.compile(r"^(?P<name>A/P|A&P|Assessment/Plan|Impression/Plan)[ \t]+(?=\S)", re.M)
+# "Plan, as agreed at MDT: right WLE ...": a known header with a remark after a comma
+_COMMA_REMARK = re.compile(r"^(?P<name>[^\W\d_]+(?:[ /&-][^\W\d_]+){0,3}),[ \t]+[^:\n]{1,50}:[ \t]*(?=\S|$)", re.M)
 # "Decisión:" too; "Plan (with pt + daughter):" (a bracketed remark on who was there; "Biomarkers
 # (FoundationOne CDx, rib bx):", "Imaging today (bilat mammo + targeted US):" stay lines of results)
 _COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]|\((?:with|w/|d/w|discussed\s+with|seen\s+with)\s[^()\n:]{0,40}\)){1,50}):"
@@ -121,6 +123,10 @@ def canonical_name(header: str) -> str | None:
     key = re.sub(r"\s+", " ", _plain_letters(header.strip().strip(":").lower()))
     tight = re.sub(r"\s*/\s*", "/", key)  # "Assessment / Plan", "A / P"
     found = CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
+    if found is None and (parts := {CANONICAL.get(p.strip()) for p in _JOINED.split(tight)} - {None}) \
+            and parts & {"Plan", "Assessment and Plan"}:
+        # "Follow-up / plan", "Discussion and plan": a header of two that ends in a plan is one
+        return "Plan" if parts == {"Plan"} else "Assessment and Plan"
     if found is None and (m := _MEDICATION_LIST.match(key)):
         # "Medication at discharge", "Meds upon admission", "Home medications": a list of what is taken
         return "Discharge Medications" if "discharge" in (m.group("when") or m.group("before") or "") else "Medications"
@@ -136,6 +142,7 @@ def _plain_letters(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
+_JOINED = re.compile(r"/|\s+(?:and|&)\s+")
 _REMARK = re.compile(r"\s+(?:[-–(]|(?:d/w|discussed|reviewed|per|with|today|at\s+length)\b)")
 
 
@@ -163,6 +170,9 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
             found.append((start, body, name))
     for m in _AP_INLINE.finditer(text):
         found.append((m.start(), m.end(), m.group("name")))
+    for m in _COMMA_REMARK.finditer(text):
+        if canonical_name(m.group("name")):
+            found.append((m.start(), m.end(), m.group("name")))
     for m in _TITLE_OVER_LIST.finditer(text):
         if canonical_name(m.group("name")):
             found.append((m.start(), m.end(), m.group("name")))
