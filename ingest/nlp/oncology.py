@@ -608,6 +608,9 @@ _STATUS_RX = [(status, re.compile(rf"(?<![A-Za-z])(?:{cues})(?![A-Za-z])", re.I)
 DASH_NEW_SUBJECT = r"[-–—]+\s+(?:she|he|they|we|i)\s+(?:has|have|had|is|was|are|were|will|would|did|does|do)\b"
 _CLAUSE_END = re.compile(r"[;.]\s|\bbut\b|\bthen\b|\bnow\b|->|→|\bplan(?:s|ned)?\b|\bwill\b|\s" + DASH_NEW_SUBJECT, re.I)
 
+# "C1 cisplatin/vinorelbine given today", "FOLFOX-bevacizumab C6 given 28/04": a cycle of the clause, given
+_CYCLE_GIVEN = re.compile(r"(?<![A-Za-z0-9/])(?-i:C)(\d{1,2})(?!\d)(?=[^.;\n]*?\b(?:given|administered|infused)\b)")
+
 
 def treatment_status(text: str, start: int, end: int) -> str | None:
     """How a treatment mentioned at [start, end) stands in its clause: stopped, completed, ongoing or
@@ -635,5 +638,3 @@ def treatment_status(text: str, start: int, end: int) -> str | None:
         return ("started" if cycle.group(1) == "1" else "ongoing") if cycle else None
     return min(found)[2]
 
-
-_CYCLE_GIVEN = re.compile(r"(?<![A-Za-z0-9/])(?-i:C)(\d{1,2})(?!\d)(?=[^.;\n]*?\b(?:given|administered|infused)\b)")

@@ -125,7 +125,7 @@ def canonical_name(header: str) -> str | None:
     found = CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())
     if found is None and (parts := {CANONICAL.get(p.strip()) for p in _JOINED.split(tight)} - {None}) \
             and parts & {"Plan", "Assessment and Plan"}:
-        # "Follow-up / plan", "Discussion and plan": a header of two that ends in a plan is one
+        # "Follow-up / plan", "Discussion and plan": a header of two parts, one of them a plan, opens a plan
         return "Plan" if parts == {"Plan"} else "Assessment and Plan"
     if found is None and (m := _MEDICATION_LIST.match(key)):
         # "Medication at discharge", "Meds upon admission", "Home medications": a list of what is taken
