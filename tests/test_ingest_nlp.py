@@ -1251,3 +1251,11 @@ def test_clearances_routes_no_shows_corrected_readings_and_lists_on_the_next_lin
     text = "C1 cisplatin/vinorelbine given today. FOLFOX C6 given 28/04."
     assert treatment_status(text, 3, 12) == "started"
     assert treatment_status(text, text.index("FOLFOX"), text.index("FOLFOX") + 6) == "ongoing"
+
+
+def test_a_judgement_of_operability_and_a_prescription_written_today(nlp):
+    a = partial(_assertion, nlp)
+    assert a("Surgeon considers disease technically resectable (RUL lobectomy + MLND).", "RUL lobectomy") == "possible"
+    assert a("Resectable disease - lobectomy (VATS) planned.", "VATS") == "planned"
+    assert a("Plan: will e-prescribe osimertinib 80 mg daily today.", "osimertinib 80 mg daily") == "planned"
+    assert a("Osimertinib 80 mg daily today.", "Osimertinib 80 mg daily") == "present"

@@ -1236,9 +1236,11 @@ def context_rules():
                                    {"LOWER": {"IN": ["with", "w/", "to"]}, "OP": "?"},
                                    {"LOWER": {"REGEX": r"^c\d{1,2}(?:d\d{1,2})?$"}}])]
     rules += [ConTextRule("today", "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"},
-                          on_modifies=lambda target, modifier, between: between is None or not re.search(
-                              r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]",
-                              between.text, re.I))]
+                          on_modifies=lambda target, modifier, between: not _FUTURE_BEFORE.search(
+                              target.doc.text[max(0, target.start_char - 30):target.start_char]) and (
+                              between is None or not re.search(
+                                  r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]",
+                                  between.text, re.I)))]
     # "ALK+ NSCLC on alectinib", "mCRPC progressing on enzalutamide", "already on pantoprazole": taken now
     # (not "start on", "switch on", "will be on": care to come)
     rules += [ConTextRule("on", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
@@ -1262,6 +1264,12 @@ def context_rules():
                         # "SD on 1L letrozole + palbociclib", "continued PR on chemo-IO": the response to care given now
                         "sd on", "pr on", "cr on", "stable on", "stable disease on", "partial response on",
                         "responding on", "responding to", "response on", "ned on", "doing well on", "while on")]
+    # "Thoracic surgeon considers disease technically resectable (RUL lobectomy + MLND)": the operation a
+    # judgement of operability names in its brackets is one that could be done
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8, allowed_types={"Procedure"},
+                          on_modifies=lambda target, modifier, between: between is not None and len(between) > 0
+                          and between[0].text == "(" and not any(t.text == ")" for t in between))
+              for c in ("resectable", "operable", "unresectable", "inoperable", "amenable to resection")]
     # "Adjuvant chemo was permitted in CheckMate 816": what a protocol allows, not what was given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("was permitted", "is permitted", "were permitted", "are permitted", "was allowed", "is allowed",
@@ -1807,6 +1815,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
     return SECTION_ASSERTION.get(section or "", "present"), cue
 
 
+# "Plan: will e-prescribe osimertinib 80 mg daily today": the prescription is today's, the drug still to come
+_FUTURE_BEFORE = re.compile(r"\b(?:will|shall|plan(?:s|ned)?\s+to|going\s+to)\b[^.;:]*$|\b(?:e-?)?prescrib\w*\s*$", re.I)
 # "- Meds: warfarin (dose per anticoagulation clinic), metoprolol ...": a plan's line listing what is taken
 _MEDICATION_LIST_ITEM = re.compile(r"^\W*(?:(?:home|current|regular|usual|discharge)\s+)?(?:meds|medications)\s*:", re.I)
 
