@@ -1267,8 +1267,8 @@ def context_rules():
     # "Thoracic surgeon considers disease technically resectable (RUL lobectomy + MLND)": the operation a
     # judgement of operability names in its brackets is one that could be done
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8, allowed_types={"Procedure"},
-                          on_modifies=lambda target, modifier, between: between is not None and len(between) > 0
-                          and between[0].text == "(" and not any(t.text == ")" for t in between))
+                          on_modifies=lambda target, modifier, between: len(between) > 0 and between[0].text == "("
+                          and not any(t.text == ")" for t in between))
               for c in ("resectable", "operable", "unresectable", "inoperable", "amenable to resection")]
     # "Adjuvant chemo was permitted in CheckMate 816": what a protocol allows, not what was given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, allowed_types=set(CARE))
