@@ -1046,7 +1046,7 @@ def test_denials_after_the_finding_habits_nouns_of_decline_and_reasons(nlp):
     assert a("Recurrence score 12, so chemotherapy was not recommended.", "chemotherapy") == "negated"
     assert a("7. Tab. Calcium + vitamin D3 - HOLD till review", "Calcium") == "negated"
     assert a("Pneumonitis, likely immune-related (durvalumab) - hold durvalumab.", "durvalumab") != "negated"
-    assert a("WLE and SLNB. Clips to cavity for radiotherapy boost.", "radiotherapy") == "planned"  # a device for later care
+    assert a("WLE and SLNB. Clips to cavity for radiotherapy boost.", "radiotherapy boost") == "planned"  # a device for later care
     # a bracket after "not performed" gives its reason
     assert a("EBUS not performed (N0 on PET, peripheral < 2 cm).", "PET") == "present"
     assert a("Defer SRS unless no response on MRI brain at 6 weeks.", "MRI brain") != "negated"
@@ -1259,3 +1259,39 @@ def test_a_judgement_of_operability_and_a_prescription_written_today(nlp):
     assert a("Resectable disease - lobectomy (VATS) planned.", "VATS") == "planned"
     assert a("Plan: will e-prescribe osimertinib 80 mg daily today.", "osimertinib 80 mg daily") == "planned"
     assert a("Osimertinib 80 mg daily today.", "Osimertinib 80 mg daily") == "present"
+
+
+def test_options_taught_choices_passed_over_care_awaited_and_a_course_dated_at_the_sentence_end(nlp):
+    from datetime import date
+
+    from graphkit.clinical.values import find_biomarkers
+    from ingest.text.sections import split_sections
+    a = partial(_assertion, nlp)
+    assert a("Mastectomy + SLNB (+/- reconstruction) also discussed as an option.", "Mastectomy") == "possible"
+    assert a("Understands that WLE + SLNB and mastectomy give the same survival.", "mastectomy") == "possible"
+    assert a("She is aware that she had a mastectomy in 2019.", "mastectomy") != "possible"
+    assert a("Adjuvant osimertinib was flagged at tumour board, but it was never prescribed.", "osimertinib") == "negated"
+    assert a("MRI brain not booked yet (awaiting PET first).", "PET") == "planned"
+    assert a("Awaiting biopsy results.", "biopsy") != "planned"
+    assert a("She elected mastectomy over lumpectomy and declined immediate reconstruction.", "mastectomy") != "negated"
+    assert a("She elected mastectomy over lumpectomy and declined immediate reconstruction.", "lumpectomy") == "negated"
+    assert a("Offered tamoxifen and declined.", "tamoxifen") == "negated"
+    sents = ["Impression: suspected lung cancer."]
+    assert [m.assertion for m in resolve_note(sents, extract_mentions(nlp, sents, [None]))[0]] == ["possible"]
+    assert not [m for m in _one(nlp, "NSCLC predictive biomarker panel (EGFR/ALK/PD-L1) not performed.")
+                if m[1] == "Cancer"]
+    assert _one(nlp, "Current: goserelin 3.6 mg q4w + exemestane 25 mg daily - continue.", "Plan")[0][2] == "present"
+    assert [v for f in find_biomarkers("HER2: IHC 2+ (equivocal); reflex ISH: HER2/CEP17 ratio 1.3, mean HER2 copy "
+                                       "number 3.4 signals/cell - NOT AMPLIFIED") for v in f.values] == ["HER2=negative"]
+    # a problem-list entry opened by "#" is read, a Markdown title is a header
+    text = "# Assessment and Plan\n# mCRC, KRAS G12D, MSS - responding on FOLFIRI\n"
+    assert [s.name for s in split_sections(text)] == ["Assessment and Plan"]
+    sents = ["He received long-course chemoradiotherapy locally - 50.4 Gy in 28\nfractions with concurrent "
+             "capecitabine - 17/03/2025 to 24/04/2025."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2025, 6, 30))
+    crt = next(m for m in row if m.text == "long-course chemoradiotherapy")
+    assert (crt.assertion, crt.detail.get("course_start"), crt.detail.get("end")) == \
+        ("historical", "2025-03-17", "2025-04-24")
+    sents = ["Plan: goserelin 3.6 mg q4w since 15 Sep 2025 - continue."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, ["Plan"]), note_day=date(2025, 11, 3))
+    assert row[0].assertion == "present"

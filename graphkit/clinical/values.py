@@ -669,11 +669,20 @@ _NUMBER_LIST = re.compile(r"\b(?:exons?|codons?)\s*\d{1,3}(?:\s*(?:,|&|and|/|-|â
                           re.I)
 
 
+# "ISH: HER2/CEP17 ratio 1.3, mean HER2 copy number 3.4 signals/cell - NOT AMPLIFIED": the probe pair names the
+# ratio and the copy number is the count behind it, not another HER2 statement; blanked (offsets kept) so the
+# ISH reads on to its result
+_ISH_COUNTS = re.compile(r"(?<![A-Za-z0-9])(?:HER2|ERBB2)\s*/\s*CEP\s?17(?=\s*ratio)|"
+                         r"(?:(?:mean|average|avg)\s+)?(?:HER2|ERBB2)\s+(?:gene\s+)?copy\s+(?:number|no\.?)\s*(?:of\s*)?:?\s*"
+                         r"\d+(?:\.\d+)?(?:\s*(?:signals?\s*)?/\s*(?:tumou?r\s+)?(?:cells?|nucle(?:us|i)))?", re.I)
+
+
 def _blank_number_cells(text: str) -> str:
     """"| KRAS | 2, 3, 4 | wild-type |", "KRAS exons 2, 3, 4 - wild type": a table cell or a list holding
-    only the exons or codons tested says what was looked at, not a result; blanked (offsets kept) so the
-    statement reads from its marker to its result. O(len(text))."""
+    only the exons or codons tested (or an ISH's probe pair and copy number) says what was looked at, not a
+    result; blanked (offsets kept) so the statement reads from its marker to its result. O(len(text))."""
     text = _NUMBER_CELL.sub(_spaces, text) if "|" in text else text
+    text = _ISH_COUNTS.sub(_spaces, text) if "CEP" in text.upper() or "opy" in text else text
     return _NUMBER_LIST.sub(_spaces, text) if "xon" in text or "odon" in text else text
 
 

@@ -752,6 +752,15 @@ def context_rules():
                         "not yet begun", "not been received", "not been delivered", "not yet delivered",
                         # "Oxaliplatin not added (age, neuropathy)": a drug left out of the regimen
                         "not added", "was not added", "were not added", "not be added", "left out")]
+    # "adjuvant osimertinib was flagged at tumour board, but it was never prescribed": the clause's subject,
+    # however far back, was never given (not the board, nearer the "but")
+    rules.append(ConTextRule("but_never_given", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=20,
+                             allowed_types=set(CARE), on_modifies=_subject_before_but, pattern=[
+        {"LOWER": "but"}, {"LOWER": {"IN": ["it", "this", "they", "these", "that"]}, "OP": "?"},
+        {"LOWER": {"IN": ["was", "were", "has", "have", "had"]}, "OP": "?"}, {"LOWER": {"IN": ["never", "not"]}},
+        {"LOWER": "been", "OP": "?"},
+        {"LOWER": {"IN": ["prescribed", "started", "given", "ordered", "commenced", "dispensed", "initiated",
+                          "administered", "begun", "received", "booked", "arranged", "done", "performed"]}}]))
     # a diagnosis the work-up excluded ("Lung cancer ruled out - histoplasmoma", "malignancy excluded");
     # medspaCy's own "ruled out" reads forward only ("ruled out for PE"), this one both ways
     rules += [ConTextRule("ruled out", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=4)]
@@ -1051,6 +1060,21 @@ def context_rules():
                         "re-offer", "keen on", "keen for", "is keen on", "very keen on", "open to", "is open to")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=6)
               for c in ("both options", "are options", "as options", "as an option", "is an option", "an option")]
+    # "Mastectomy + SLNB (+/- reconstruction) also discussed as an option": the talk names a list of care
+    # before it, further back than a bare "discussed" reaches
+    # (care only: a cue with its own target types is not cut short by a "+/-" inside the list)
+    rules.append(ConTextRule("discussed_as_option", "HYPOTHETICAL", direction="BACKWARD", max_scope=11,
+                             allowed_types=set(CARE), on_modifies=reach(15, care_only=True), pattern=[
+        {"LOWER": "also", "OP": "?"},
+        {"LOWER": {"IN": ["discussed", "offered", "considered", "mentioned", "raised", "presented", "proposed"]}},
+        {"LOWER": "as"}, {"LOWER": {"IN": ["an", "a", "another", "one"]}, "OP": "?"},
+        {"LOWER": {"IN": ["option", "options", "alternative", "alternatives", "possibility", "choice"]}}]))
+    # "Understands that WLE + SLNB and mastectomy give the same survival": what a patient was taught about care
+    # in general is not care she had ("aware that she had a mastectomy" is: a past verb in the clause)
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_general_teaching)
+              for c in ("understands that", "understand that", "understood that", "is aware that", "aware that",
+                        "counselled that", "counseled that")]
     # "Neoadjuvant chemo-IO (nivolumab + platinum doublet, CheckMate 816) was offered": the offer names the
     # care however long its spelled-out regimen
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=14) for c in ("was offered", "were offered")]
@@ -1286,6 +1310,12 @@ def context_rules():
                         # calls for, not what was given
                         "indicated", "is indicated", "are indicated", "warranted", "is warranted",
                         "would be indicated", "would be recommended", "would be warranted")]
+    # "MRI brain not booked yet (awaiting PET first)": care waited for is still to come (not "awaiting PET
+    # report": the scan was done, its report is awaited)
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE),
+                          on_modifies=_not_its_result)
+              for c in ("awaiting", "awaits", "await", "waiting for", "still awaiting", "waiting on", "awaiting a",
+                        "awaiting the", "awaiting his", "awaiting her")]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
               for c in ("for later", "for future", "for subsequent", "in preparation for", "in anticipation of",
                         "ahead of", "in advance of")]
@@ -1504,6 +1534,40 @@ def _talked_over(target, modifier, between) -> bool:
                                    for t in between)) and after not in _TEACHING
 
 
+_PAST = frozenset({"was", "were", "had", "has", "have", "did", "been", "showed", "shown", "confirmed", "revealed",
+                   "went", "got", "received", "underwent", "completed", "finished", "started", "stopped"})
+
+
+def _general_teaching(target, modifier, between) -> bool:
+    """What follows the cue, to its clause's end, says nothing happened: no past or perfect verb ("give the
+    same survival", "is recommended"; not "she had a mastectomy", "her biopsy showed IDC")."""
+    doc = target.doc
+    stop = next((t.i for t in doc[modifier.end:] if t.text in (";", ".") or t.lower_ in ("but", "however")), len(doc))
+    return not any(t.lower_ in _PAST for t in doc[modifier.end:stop])
+
+
+def _subject_before_but(target, modifier, between) -> bool:
+    """The care is its clause's subject: right before the clause's verb ("osimertinib was flagged", "chemo
+    had been planned"), in the cue's sentence with no semicolon between."""
+    doc = target.doc
+    return (target.end < modifier.start and doc[target.end].lower_ in ("was", "were", "is", "are", "had", "has", "have")
+            and ";" not in doc[target.end:modifier.start].text)
+
+
+_AWAITED_RESULT = frozenset({"result", "results", "report", "reports", "reporting", "read", "reading", "histology",
+                           "outcome", "outcomes", "findings", "pathology", "histopathology", "cytology", "formal",
+                           "final", "official", "review", "slides"})
+
+
+def _not_its_result(target, modifier, between) -> bool:
+    """The care itself is awaited, not its result ("awaiting PET first"; not "awaiting biopsy results",
+    "awaiting the final PET report"): nothing between cue and care names a result, nor does the word after."""
+    doc = target.doc
+    after = doc[target.end].lower_ if target.end < len(doc) else ""
+    return target.start >= modifier.end and after not in _AWAITED_RESULT and not any(
+        t.lower_ in _AWAITED_RESULT for t in doc[modifier.end:target.start])
+
+
 def _opens_statement(target, modifier, between) -> bool:
     """The cue opens its statement and is not "rec'd" (received)."""
     return modifier.start == 0 and (modifier.end >= len(modifier.doc)
@@ -1621,7 +1685,8 @@ def patient_not_named(target, modifier, span_between) -> bool:
 
 
 # "pt declined, preferring upfront surgery": what is chosen instead is not what was declined
-_CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|opting|opted|chose|choosing|instead|in\s+favou?r\s+of)\b", re.I)
+_CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|prefer|opting|opted|chose|choosing|elected|elects|selected|"
+                     r"instead|in\s+favou?r\s+of)\b", re.I)
 
 
 def _both(a, b):
@@ -1687,9 +1752,19 @@ def _no_bare_comma_back(target, modifier, span_between) -> bool:
             return True
         reason = doc[modifier.end:target.start].text
         return reason.count("(") <= reason.count(")")
+    # "she chose mastectomy and declined immediate reconstruction": a cue that opens a second verb phrase
+    # denies what follows it, not the first verb's object
+    doc = modifier.doc
+    if modifier.start > 0 and doc[modifier.start - 1].lower_ in ("and", "but") and \
+            doc[modifier.start].lower_ in _OBJECT_VERBS and modifier.end < len(doc) and \
+            doc[modifier.end].is_alpha and doc[modifier.end].lower_ not in _NOT_AN_OBJECT:
+        return False  # ("offered tamoxifen and declined (it) for now": the offer is what was declined)
     return "," not in re.sub(r"\([^()]*\)", "", span_between.text)
 
 
+_OBJECT_VERBS = frozenset({"declined", "declines", "refused", "refuses", "deferred", "defers"})
+_NOT_AN_OBJECT = frozenset({"for", "at", "today", "it", "this", "them", "again", "now", "after", "because", "due",
+                            "as", "given", "on", "in", "until", "till", "so", "by", "that", "both", "all"})
 _DASH_BREAK = re.compile(r"(?:^|\s)[-–—]\s|:")
 
 
@@ -1818,7 +1893,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
 # "Plan: will e-prescribe osimertinib 80 mg daily today": the prescription is today's, the drug still to come
 _FUTURE_BEFORE = re.compile(r"\b(?:will|shall|plan(?:s|ned)?\s+to|going\s+to)\b[^.;:]*$|\b(?:e-?)?prescrib\w*\s*$", re.I)
 # "- Meds: warfarin (dose per anticoagulation clinic), metoprolol ...": a plan's line listing what is taken
-_MEDICATION_LIST_ITEM = re.compile(r"^\W*(?:(?:home|current|regular|usual|discharge)\s+)?(?:meds|medications)\s*:", re.I)
+# (and "Current: goserelin 3.6 mg q4w + exemestane since 15 Sep 2025 - continue": what is taken now)
+_MEDICATION_LIST_ITEM = re.compile(r"^\W*(?:(?:(?:home|current|regular|usual|discharge)\s+)?(?:meds|medications)|"
+                                   r"current(?:\s+(?:treatment|therapy|rx|regimen|systemic\s+therapy))?)\s*:", re.I)
 
 
 _GIVING_BEFORE = re.compile(r"^(?:c\d{1,2}(?:d\d{1,2})?|cycle|proceed|proceeding|treat|treatment|given|administered|"

@@ -316,7 +316,10 @@ def document_title(text: str, m) -> bool:
     return _title_line(text, m.start) and bool(_DOCUMENT_AFTER.match(text, m.end) or _DOCUMENT_END.search(word))
 
 
-_INSTITUTION_AFTER = re.compile(r"^\s*(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
+_INSTITUTION_AFTER = re.compile(r"^\s*(?:(?:predictive|prognostic|genomic|molecular|comprehensive|standard|routine|"
+                                # "NSCLC predictive biomarker panel (EGFR/ALK/PD-L1) not performed"
+                                r"reflex|targeted|NGS|germline|somatic)\s+(?=\w+\s*(?:panels?|biomarkers?|markers?|"
+                                r"testing|tests?)\b))?(?:board|cent(?:er|re)|institute|clinic|program(?:me)?|conference|registry|"
                                 r"society|foundation|navigator|network|alliance|committee|genetics|prevention|"
                                 r"pathways?|protocols?|guidelines?|team|service|screening|mdt|risk|"
                                 # "testing for NSCLC drivers", "a hereditary breast cancer panel", "NSCLC biomarker
@@ -333,7 +336,7 @@ def names_institution(text: str, end: int) -> bool:
     """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic", "lung cancer pathway", "lung cancer
     screening": a cancer word ending at ``end`` that names a meeting, an institution, a care programme or a
     risk, not a diagnosis of the patient."""
-    return bool(_INSTITUTION_AFTER.match(text[end:end + 20]))
+    return bool(_INSTITUTION_AFTER.match(text[end:end + 40]))
 
 
 _DEGREE_BEFORE = re.compile(r"\b(?:MD|MBBS|MS|DNB|FRCP\w*|FRACP|MRCP)[,\s]+$")
@@ -1051,8 +1054,9 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
            and (cycles := when.cycle_period(texts[i + 1], dmy)) else row
            for i, (t, row) in enumerate(zip(texts, out))]
     out = option_columns(texts, out)
-    out = [own_cycles(t, row, note_day, dmy) for t, row in zip(texts, out)] if note_day is not None else out
-    out = [stage_appositions(t, negative_panel(t, row)) for t, row in zip(texts, out)]
+    out = [closing_period(t, own_cycles(t, row, note_day, dmy), note_day, dmy) for t, row in zip(texts, out)] \
+        if note_day is not None else out
+    out = [stage_appositions(t, negative_panel(t, named_suspicion(row))) for t, row in zip(texts, out)]
     period = when.course_period(texts, dmy)
     return [in_course(t, row, period, note_day) for t, row in zip(texts, out)] if period else out
 
@@ -1170,6 +1174,17 @@ def _scheduled_next(text: str, row: list[Mention], following: str) -> list[Menti
     return _plan_uncued(row, "scheduled (the next sentence)")
 
 
+_SUSPICION_NAME = re.compile(r"(?:suspected|suspicious|suspicion\s+of|possible|probable|presumed|query|\?)\s*\w", re.I)
+
+
+def named_suspicion(row: list[Mention]) -> list[Mention]:
+    """"Impression: suspected lung cancer": a vocabulary term that names the suspicion itself (SNOMED's
+    "Suspected lung cancer (situation)") is a possible diagnosis, not a present one. Pure. O(mentions)."""
+    return [replace(m, assertion="possible", cue=m.cue or "suspicion named by the term")
+            if m.kind in ("Cancer", "Problem") and m.assertion == "present" and _SUSPICION_NAME.match(m.text) else m
+            for m in row]
+
+
 def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:
     """"Rx: pelvis 45 Gy/25 fx ... concurrent capecitabine" in a summary whose "Dates: 5 Feb 2024 -> 14 Mar
     2024" reports the course: care given in a sentence with no date of its own is that course's
@@ -1204,6 +1219,21 @@ def own_cycles(text: str, row: list[Mention], note_day, day_first: bool) -> list
     return _in_period(row, period, day, "cycles", ("start", "end", "course_start"))
 
 
+def closing_period(text: str, row: list[Mention], note_day, day_first: bool) -> list[Mention]:
+    """"he received long-course chemoradiotherapy locally - 50.4 Gy in 28 fractions with concurrent
+    capecitabine - 17/03/2025 to 24/04/2025.": a period over before the note that closes a sentence and is
+    its only date dates the care given before it in the same clause, however far back (a mention's own
+    window stops after a few words). Pure. O(len(text) + mentions)."""
+    found = when.closing_range(text, day_first)
+    day = when.as_day(note_day)
+    if found is None or found[1] > day:
+        return row
+    start, end, at = found
+    dated = iter(_in_period([m for m in row if m.end <= at and not _CLAUSE_BREAK.search(text, m.end, at)],
+                            (start, end), day, "period", ("start", "end", "course_start")))
+    return [next(dated) if m.end <= at and not _CLAUSE_BREAK.search(text, m.end, at) else m for m in row]
+
+
 _CLAUSE_BREAK = re.compile(r"[;]|\.\s|->|→|\bthen\b|\bnow\b", re.I)  # the line's date no longer speaks
 
 
@@ -1213,6 +1243,10 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
     if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
             m.concepts and m.concepts[0].code in never:
         return replace(m, assertion="negated", cue="never taken (same note)")
+    if m.kind == "Medication" and m.assertion == "planned" and m.detail.get("status") == "ongoing" and \
+            note_day is not None and (m.detail.get("start") or "9") <= when.as_day(note_day).isoformat():
+        # "Plan: ... goserelin 3.6 mg q4w since 15 Sep 2025 - continue": a drug taken since a day gone by, in a plan
+        return replace(m, assertion="present", cue=f"taken since {m.detail['start']}")
     if m.kind in when.KINDS + ("Test",) and m.assertion == "present":
         over = when.over_before(text, m.end, note_day, single_date=_one_day(m), day_first=day_first) \
             if m.kind in when.KINDS else None

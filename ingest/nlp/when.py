@@ -321,6 +321,21 @@ def ranges(text: str, day_first: bool = False):
                 yield a, b
 
 
+def closing_range(text: str, day_first: bool = False) -> tuple[date, date, int] | None:
+    """The period that closes a sentence and is its only date ("he received long-course chemoradiotherapy -
+    50.4 Gy in 28 fractions with concurrent capecitabine - 17/03/2025 to 24/04/2025."): (first day, last
+    day, where it is written). None otherwise. O(len(text))."""
+    if not _DIGIT.search(text):
+        return None
+    filled = _with_range_years(text)  # fills a year into the range only: what stands before it keeps its place
+    found = list(_DATED.finditer(filled))
+    if len(found) != 1 or not found[0].group("b") or found[0].group("lead") or \
+            filled[found[0].end():].strip(" .;)\n"):
+        return None
+    a, b = period_start(found[0].group("a"), day_first), period_end(found[0].group("b"), day_first)
+    return (a, b, found[0].start()) if a is not None and b is not None and a <= b else None
+
+
 # "* 04/2024 lap sigmoid colectomy: pT4a", "12/2024 - palliative RT 8 Gy/1 fx", "10/15/24-01/07/25: weekly
 # paclitaxel": a history line that opens with its date (or period), then what happened then
 _LEADING = re.compile(rf"^[\s*•·>-]*(?P<a>{_D})(?:\s*(?:-|–|to|through|thru)\s*(?P<b>{_D}))?\s*(?::|-|–|—)?\s+"

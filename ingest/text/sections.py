@@ -84,6 +84,9 @@ CANONICAL = {
     # a European MDT's "Proposition:" / "Proposal:": what the board proposes
     "proposition": "Plan", "proposal": "Plan", "proposed plan": "Plan", "suggested plan": "Plan",
     "decision": "Plan", "mdt decision": "Plan", "agreed plan": "Plan", "discussion points": "Plan",
+    # a meeting's "Actions:" / "Action points:" list what each member is to do next
+    "actions": "Plan", "action": "Plan", "action points": "Plan", "action plan": "Plan", "actions agreed": "Plan",
+    "to do": "Plan", "todo": "Plan",
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
     "comparison studies": "Comparison",
@@ -146,11 +149,17 @@ _JOINED = re.compile(r"/|\s+(?:and|&)\s+")
 _REMARK = re.compile(r"\s+(?:[-–(]|(?:d/w|discussed|reviewed|per|with|today|at\s+length)\b)")
 
 
+_ENTRY = re.compile(r",|\s[-–]\s")  # what a title never holds: a list of findings, a remark after a dash
+
+
 def _headers(text: str) -> list[tuple[int, int, str]]:
     """(header start, body start, name) for each detected header, in order."""
     found = []
     for m in _MD.finditer(text):
-        found.append((m.start(), m.end(), m.group("name")))
+        name = m.group("name")
+        # "# mCRC, KRAS G12D, MSS - responding on 2L FOLFIRI/bev": a problem-list entry, not a title
+        if canonical_name(name) or not (_ENTRY.search(name) or len(name.split()) > 6):
+            found.append((m.start(), m.end(), name))
     labels = []
     for m in _COLON.finditer(text):
         name = m.group("name")
