@@ -1295,3 +1295,27 @@ def test_options_taught_choices_passed_over_care_awaited_and_a_course_dated_at_t
     sents = ["Plan: goserelin 3.6 mg q4w since 15 Sep 2025 - continue."]
     [row] = resolve_note(sents, extract_mentions(nlp, sents, ["Plan"]), note_day=date(2025, 11, 3))
     assert row[0].assertion == "present"
+
+
+def test_prescriptions_never_written_comparisons_conditional_sequences_and_a_sentence_s_own_organ(nlp):
+    from graphkit.clinical.values import find_biomarkers
+    from ingest.text.sections import split_sections
+    a = partial(_assertion, nlp)
+    assert a("Osimertinib NOT prescribed.", "Osimertinib") == "negated"
+    assert a("Tamoxifen was never prescribed by the GP.", "Tamoxifen") == "negated"
+    assert a("Osimertinib prescribed today.", "Osimertinib") != "negated"
+    assert a("IO is less effective and raises pneumonitis risk.", "IO") == "possible"
+    assert a("If HER2-negative: whole-breast RT followed by letrozole.", "letrozole") == "possible"
+    assert a("Whole-breast RT completed, followed by letrozole since May.", "letrozole") != "possible"
+    assert a('Left-sided primary, "RAS wt" -> proposal: FOLFOX + cetuximab first line.', "cetuximab") == "planned"
+    sents = ["CRT/TNT + TME if incomplete response."]  # one choice: the hedge after it reaches back
+    assert [m.assertion for m in resolve_note(sents, extract_mentions(nlp, sents, [None]))[0]
+            if m.kind == "Procedure"] == ["possible"] * 3
+    assert [s.name for s in split_sections("Policy: lumpectomy + sentinel node procedure.\n")] == ["Plan"]
+    assert [v for f in find_biomarkers("KRAS (repeat, 27/02): exon 2 p.G12V MUTATED") for v in f.values] == \
+        ["KRAS=mutated"]
+    # the one organ a sentence names refines the note's site within its group
+    sents = ["Colonoscopy - complete to caecum.", "4 mm sigmoid polyp - cold snare.",
+             "Histology: rectum - moderately differentiated adenocarcinoma.", "Sigmoid polyp: tubular adenoma."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 4))
+    assert [m.detail.get("site") for m in rows[2] if m.kind == "Cancer"] == ["rectum"]

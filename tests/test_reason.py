@@ -353,7 +353,14 @@ def test_watch_and_wait_needs_a_documented_clinical_complete_response():
     assert "total-mesorectal-excision" in [i.step for i in res.items if i.status in ("due", "overdue")]
     complete = base + [fact(9, "Response", "clinical complete response", "2025-06-17", values=("response=complete",))]
     res = assess(spec, paths, build_state("p", complete, day), day, codes)
-    assert "watch-and-wait" in [i.step for i in res.items if i.status in ("done", "due", "option")]
+    assert "watch-and-wait" in [i.step for i in res.items if i.status in ("due", "option")]
+    # the restaging sigmoidoscopy that found the response is not yet watch-and-wait; the next one is, though
+    # its note restates the response ("surveillance after cCR")
+    later = complete + [fact(11, "Test", "flexible sigmoidoscopy", "2025-09-20", codes=("SNOMED-CT|44441009",)),
+                        fact(12, "Response", "cCR", "2025-09-20", values=("response=complete",))]
+    day = D("2025-09-30")
+    res = assess(spec, paths, build_state("p", later, day), day, codes)
+    assert "watch-and-wait" in [i.step for i in res.items if i.status == "done"]
 
 
 def test_a_step_s_defining_element_a_later_line_and_drivers_that_exclude_each_other():

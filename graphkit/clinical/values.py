@@ -420,6 +420,13 @@ _METHOD_PAREN = re.compile(
     r"exons?\s*\d{1,2}(?:\s*(?:[-–,&/]|and|to)\s*\d{1,2})*|codons?\s*\d{1,3}(?:\s*(?:[-–,&/]|and)\s*\d{1,3})*|"
     r"clone(?:\s+(?!\))[\w-]+)?|(?-i:[A-Z0-9]{1,3}[A-Z][A-Z0-9-]{0,6}|\d[A-Z]\d+|SP\d+)|22C3|28-8)[ \t]*(?:[,;/+]|\band\b)?)+[ \t]*\)",
     re.I)
+# "KRAS (repeat, 27/02): exon 2 p.G12V MUTATED", "HER2 (resection, 03/04/2025): 1+": which sample or day the
+# result is from, in a bracket beside the marker; blanked like the method (offsets kept)
+_SAMPLE_PAREN = re.compile(
+    r"\((?=[^()\n]{0,40}?(?:\d{1,2}[/.-]\d{1,2}|repeat|re-?test))"
+    r"(?:[ \t]*(?:repeat(?:ed)?|re-?test(?:ed)?|re-?run|second|2nd|third|3rd|new|block|sample|specimen|resection|"
+    r"core|biopsy|on|of|the|from|dated?|reported|resulted|sent|\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?)[ \t]*[,;]?)+[ \t]*\)",
+    re.I)
 _FILLER = re.compile(r"^(?:receptors?|status|expression|expressed|testing|tests?|results?|by|via|on|is|was|were|"
                      r"all|both|each|(?:all\s+)?(?:two|three|four)|"
                      # "BRCA1 and other panel genes: no variant detected", "gBRCA1/2, PALB2: no pathogenic
@@ -698,7 +705,7 @@ def find_biomarkers(text: str) -> list[BiomarkerFinding]:
     nuclear expression", "MSS", "PD-L1 TPS 60%", "EGFR L858R mutated", "HER2: not performed". O(len(text))."""
     # an antibody clone or the codons a panel covers ("ALK IHC (D5F3) negative", "KRAS (codons 12, 13, 61):
     # no mutation") sit between a marker and its result: read past them (blanked, offsets kept)
-    text = _blank_number_cells(_DETAIL_PAREN.sub(_spaces, _METHOD_PAREN.sub(_spaces, text)))
+    text = _blank_number_cells(_DETAIL_PAREN.sub(_spaces, _SAMPLE_PAREN.sub(_spaces, _METHOD_PAREN.sub(_spaces, text))))
     tokens = []
     for m in _TOKEN.finditer(text):
         kind = next(k for k, v in m.groupdict().items() if v is not None and not k.endswith("_n"))

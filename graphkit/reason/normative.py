@@ -150,8 +150,13 @@ def _is_surgery(step: Step) -> bool:
     return step.kind == "Treatment" and step.category == "surgery"
 
 
-def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str, list[Fact]]) -> dict[str, Match]:
-    """step id → its match on this path, with the surgery bounds applied. O(steps × candidates)."""
+def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str, list[Fact]],
+               response_day: dt.date | None = None) -> dict[str, Match]:
+    """step id → its match on this path, with the surgery bounds applied; ``response_day``: the day the
+    current clinical response was first recorded (``ResponseFact.since``: a step on or after a branch taken
+    on that response begins after it — the restaging sigmoidoscopy and CEA that found the complete response
+    are not yet watch-and-wait or its surveillance; a later restatement moves nothing).
+    O(steps² × edges + steps × candidates)."""
     surgery_dates: dict[int, dt.date] = {}
     for i, sid in enumerate(steps):
         st = spec.step(sid)
@@ -185,6 +190,10 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             if anchors:
                 begun = [treated[j] for j in anchors if j in treated]
                 facts = [f for f in facts if begun and (f.date is None or f.date >= min(begun))]
+        if response_day and any(e.source == steps[j - 1] and e.target == steps[j] and e.when.response
+                                for j in range(1, i + 1) for e in spec.edges):
+            # on or after a branch taken on the response: what follows it comes after the response was known
+            facts = [f for f in facts if f.date is None or f.date > response_day]
         if st.kind == "FollowUp":
             # surveillance starts when its window opens: a colonoscopy a week after the diagnostic one is
             # still the work-up, not the one-year surveillance colonoscopy
@@ -513,9 +522,10 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
         return res
     res.applies = True
     verdicts, per_path = [], {}
+    response_day = dt.date.fromisoformat(state.response.since) if state.response and state.response.since else None
     violated: dict[str, int] = {}  # step -> fewest violated conditions on a path through it
     for p in paths:
-        matches = match_path(spec, p.steps, candidates)
+        matches = match_path(spec, p.steps, candidates, response_day)
         pv = PathVerdict(p.id, p.steps, tuple(scope) + tuple(path_checks(spec, p, state, matches)))
         n_bad = sum(c.verdict == VIOLATED for c in pv.checks)
         for sid in p.steps:

@@ -257,8 +257,13 @@ def response_of(facts: list[Fact]) -> ResponseFact | None:
     day = max(d for d, _, _ in dated)
     today = [(v, f) for d, v, f in dated if d == day]
     value = "incomplete" if any(v == "incomplete" for v, _ in today) else "complete"
+    # "F/U - surveillance after cCR" restates the response months later: it was known since the first
+    # statement after the last one that said otherwise
+    other = max((d for d, v, _ in dated if v != value and d < day), default=None)
+    since = min(d for d, v, _ in dated if v == value and (other is None or d > other))
     return ResponseFact(value, _iso(day) if day != dt.date.min else None,
-                        tuple(evidence(f) for v, f in today if v == value)[:3])
+                        tuple(evidence(f) for v, f in today if v == value)[:3],
+                        _iso(since) if since != dt.date.min else None)
 
 
 def treatments_of(facts: list[Fact]) -> list[TreatmentFact]:

@@ -84,6 +84,7 @@ class ResponseFact:
     value: str  # complete | incomplete: the latest documented clinical response
     date: str | None
     evidence: tuple[Evidence, ...]
+    since: str | None = None  # the first day of the statements that have said so since (restatements after it)
 
 
 @dataclass(frozen=True)

@@ -409,10 +409,13 @@ def context_rules():
                         "not started", "has not picked up", "never picked up", "has not been started",
                         "have not been started", "not been started", "not yet started", "has not been given",
                         "not been given", "never received a dose", "not yet received")]
-    # the same with the other verbs of beginning: "durvalumab NOT yet commenced", "never initiated"
+    # the same with the other verbs of beginning: "durvalumab NOT yet commenced", "never initiated", and a
+    # prescription never written ("Osimertinib NOT prescribed", "was not prescribed": the auxiliary is part of
+    # the cue, so medspaCy's forward "was not" cannot take the words and negate what follows instead)
     rules += [ConTextRule("not_begun", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, pattern=[
+        {"LOWER": {"IN": ["was", "were", "has", "have", "had"]}, "OP": "?"},
         {"LOWER": {"IN": ["not", "never"]}}, {"LOWER": "yet", "OP": "?"}, {"LOWER": "been", "OP": "?"},
-        {"LOWER": {"IN": ["commenced", "initiated", "begun", "instituted"]}}])]
+        {"LOWER": {"IN": ["commenced", "initiated", "begun", "instituted", "prescribed", "dispensed"]}}])]
     # "EGFR and ALK were not requested given the squamous histology": a reason starts, the cue's reach ends
     rules += [ConTextRule("given <reason>", "TERMINATE", direction="TERMINATE", pattern=[
         {"LOWER": {"IN": ["given", "because", "due"]}},
@@ -987,7 +990,9 @@ def context_rules():
     # a recommendation or plan line covers the whole chain ("Recommend: TC x4 -> WBI -> AI 5 yrs")
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
               for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
-                        "is recommended to", "next steps:", "rec:", "recs:")]
+                        "is recommended to", "next steps:", "rec:", "recs:",
+                        # a board's proposal inside its line ('"RAS wt" -> proposal: FOLFOX + cetuximab first line')
+                        "proposal:", "proposed:", "proposition:", "suggestion:")]
     # "Rec TNT with organ-preservation intent: ... then consolidation CAPOX x4": the abbreviation opening a
     # statement recommends (not "rec'd", received)
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, on_modifies=_opens_statement)
@@ -1186,7 +1191,12 @@ def context_rules():
               for c in ("not routinely given", "is not routinely given", "not routinely recommended",
                         "is not routinely recommended", "not routinely offered", "is not routinely offered",
                         "is standard", "is the standard", "is standard of care", "are standard",
-                        "is standard practice", "is generally recommended", "is usually recommended")]
+                        "is standard practice", "is generally recommended", "is usually recommended",
+                        # a comparison of therapies teaches what works ("IO is less effective and raises
+                        # pneumonitis risk"), it gives none
+                        "is less effective", "are less effective", "is more effective", "are more effective",
+                        "is less active", "is more active", "is inferior", "is superior", "works less well",
+                        "is less beneficial", "is of less benefit", "is of little benefit")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("standard is", "standard of care is", "the standard would be", "standard would be",
                         "standard of care:", "standard approach:", "standard approach is")]

@@ -259,7 +259,9 @@ def find_cancers(text: str) -> list[CancerFinding]:
     return out
 
 
-_NORMAL = re.compile(r"\b(?:unremarkable|normal|otherwise\s+(?:clear|negative|fine)|no\s+(?:other\s+|synchronous\s+|"
+# ("Colon NAD to caecum": the clinician's "no abnormality detected")
+_NORMAL = re.compile(r"\b(?:unremarkable|normal|(?-i:NAD)\b|no\s+abnormalit(?:y|ies)\s+(?:detected|seen|found)|"
+                     r"otherwise\s+(?:clear|negative|fine)|no\s+(?:other\s+|synchronous\s+|"
                      r"further\s+|additional\s+)?(?:mass|lesion|tumou?r|polyps?|abnormalit|neoplas))", re.I)
 _TUMOUR = re.compile(r"\b(?:mass|tumou?r|lesion|cancer|carcinoma|adenocarcinoma|adenoca|malignan\w*|ca)\b", re.I)
 

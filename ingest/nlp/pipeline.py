@@ -919,6 +919,17 @@ def _lead_plan(text: str, mentions: list[Mention]) -> list[Mention]:
         [m for m in mentions if m.start >= lead.end()], lead.group().strip())
 
 
+def _sentence_site(text: str, site: str | None) -> str | None:
+    """"Histology: rectum - moderately differentiated adenocarcinoma" in a colonoscopy report that also names
+    the caecum and a sigmoid polyp: the one organ the sentence names refines the note's site within its
+    group (rectum for colorectal), never widens it ("consistent with colorectal origin" in a sigmoid cancer's
+    report) or moves it to another organ (a liver biopsy's adenocarcinoma stays the note's colorectal
+    cancer). Pure. O(len(text))."""
+    group = oncology.SITE_GROUP.get(site) if site else None
+    named = [k for k in oncology.site_mentions(text) if group and oncology.SITE_GROUP.get(k) == group]
+    return named[0] if len(named) == 1 and named[0] != group else site
+
+
 def _plan_uncued(mentions: list[Mention], cue: str) -> list[Mention]:
     """Care and tests that are present with no cue of their own, planned by ``cue``. Pure."""
     return [replace(m, assertion="planned", cue=cue)
@@ -928,17 +939,24 @@ def _plan_uncued(mentions: list[Mention], cue: str) -> list[Mention]:
 _CHAIN = re.compile(r"(?:\bthen\b|\bfollowed by\b|->|→|\bafter which\b)", re.I)
 
 
+_LINK_ONLY = re.compile(r"^[^,;.()]{0,30}$")  # the link and a word or two, no clause or list between
+
+
 def _plan_chains(text: str, mentions: list[Mention]) -> list[Mention]:
     """A plan goes on through "then", "followed by", "->": "cisplatin/pemetrexed x4 to start 10/28, then
     adjuvant immunotherapy" plans the immunotherapy too. A treatment with no cue of its own that follows
-    a planned one through such a link is planned. O(mentions)."""
-    out, planned_end = [], None
+    a planned one through such a link is planned; one joined straight to a conditional one ("If
+    HER2-negative: whole-breast RT followed by letrozole") is as conditional. O(mentions)."""
+    out, hedged = [], None
     for m in mentions:
-        if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None and planned_end is not None \
-                and _CHAIN.search(text[planned_end:m.start]) and len(text[planned_end:m.start]) < 60:
-            m = replace(m, assertion="planned", cue="then")
-        if m.kind in PLANNED_KINDS and m.assertion == "planned":
-            planned_end = m.end
+        if m.kind in PLANNED_KINDS and m.assertion == "present" and m.cue is None and hedged is not None:
+            gap = text[hedged[0]:m.start]
+            if hedged[1] == "planned" and _CHAIN.search(gap) and len(gap) < 60:
+                m = replace(m, assertion="planned", cue="then")
+            elif hedged[1] == "possible" and _CHAIN.search(gap) and _LINK_ONLY.match(gap):
+                m = replace(m, assertion="possible", cue="then (a conditional sequence)")
+        if m.kind in PLANNED_KINDS and m.assertion in ("planned", "possible"):
+            hedged = (m.end, m.assertion)
         out.append(m)
     return out
 
@@ -1009,9 +1027,10 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             if _label_restated(text, m, ms):
                 continue  # "Colonoscopy: the 1-year colonoscopy has NOT been done": the line's topic, restated
             if m.kind == "Cancer" and not m.concepts and m.detail.get("histology") and m.assertion != "family":
-                concepts = _cancer_concepts(m.detail["histology"], site, lexicon)
-                m = replace(m, concepts=concepts, detail={**m.detail, "site": site, "site_from": "note"}
-                            if site else m.detail)
+                own_site = _sentence_site(text, site)
+                concepts = _cancer_concepts(m.detail["histology"], own_site, lexicon)
+                m = replace(m, concepts=concepts, detail={**m.detail, "site": own_site, "site_from": "note"}
+                            if own_site else m.detail)
             elif m.kind == "Cancer" and m.detail.get("histology") == "cancer" and _PRIMARY.search(m.text) and (
                     named := next((c for c in own if c.kind == "Cancer" and c.detail.get("site") == m.detail.get("site")
                                    and c.detail.get("histology") not in (None, "cancer") and c.concepts), None)):
@@ -1510,14 +1529,25 @@ _SLASH = re.compile(r"[ \t]*/[ \t]*")
 
 
 def one_regimen(text: str, row: list[Mention]) -> list[Mention]:
-    """"if no driver -> carboplatin/pemetrexed/pembrolizumab": drugs written a/b/c are one regimen, one
-    statement; a member beyond its hedge's or denial's reach takes the first member's. Pure. O(mentions)."""
+    """"if no driver -> carboplatin/pemetrexed/pembrolizumab": drugs (or treatments: "CRT/TNT + TME if
+    incomplete response") written a/b/c are one regimen or one choice, one statement; a member beyond its
+    hedge's or denial's reach takes its neighbour's, the first member's forward and, for a hedge written
+    after the list, the last member's back. Pure. O(mentions)."""
     out = list(row)
+
+    def shares(a: Mention, b: Mention) -> bool:
+        """b takes a's hedge or denial: a drug whatever its own cue, another treatment only with none."""
+        return a.kind == b.kind and a.kind in ("Medication", "Procedure") and a.assertion in ("possible", "negated") \
+            and b.assertion in ("planned", "present") and (b.cue is None or a.kind == "Medication")
     for i in range(1, len(out)):
         prev, m = out[i - 1], out[i]
-        if m.kind == prev.kind == "Medication" and prev.assertion in ("possible", "negated") \
-                and m.assertion in ("planned", "present") and _SLASH.fullmatch(text, prev.end, m.start):
+        if shares(prev, m) and _SLASH.fullmatch(text, prev.end, m.start):
             out[i] = replace(m, assertion=prev.assertion, cue=prev.cue)
+    for i in range(len(out) - 1, 0, -1):
+        prev, m = out[i - 1], out[i]
+        if shares(m, prev) and prev.cue is None and prev.assertion == "present" \
+                and _SLASH.fullmatch(text, prev.end, m.start):
+            out[i - 1] = replace(prev, assertion=m.assertion, cue=m.cue)
     return out
 
 

@@ -87,6 +87,8 @@ CANONICAL = {
     # a meeting's "Actions:" / "Action points:" list what each member is to do next
     "actions": "Plan", "action": "Plan", "action points": "Plan", "action plan": "Plan", "actions agreed": "Plan",
     "to do": "Plan", "todo": "Plan",
+    # a Dutch or Flemish note's "Beleid:", written "Policy:" in English: what will be done
+    "policy": "Plan", "beleid": "Plan",
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
     "comparison": "Comparison", "comparisons": "Comparison", "prior studies": "Comparison",
     "comparison studies": "Comparison",
