@@ -1564,9 +1564,10 @@ def _subject_before_but(target, modifier, between) -> bool:
             and ";" not in doc[target.end:modifier.start].text)
 
 
+# words that make the awaited thing a result ("awaiting biopsy results", "awaiting the final PET report")
 _AWAITED_RESULT = frozenset({"result", "results", "report", "reports", "reporting", "read", "reading", "histology",
-                           "outcome", "outcomes", "findings", "pathology", "histopathology", "cytology", "formal",
-                           "final", "official", "review", "slides"})
+                            "outcome", "outcomes", "findings", "pathology", "histopathology", "cytology", "formal",
+                            "final", "official", "review", "slides"})
 
 
 def _not_its_result(target, modifier, between) -> bool:
