@@ -1319,3 +1319,48 @@ def test_prescriptions_never_written_comparisons_conditional_sequences_and_a_sen
              "Histology: rectum - moderately differentiated adenocarcinoma.", "Sigmoid polyp: tubular adenoma."]
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 4))
     assert [m.detail.get("site") for m in rows[2] if m.kind == "Cancer"] == ["rectum"]
+
+
+def test_talk_partners_drug_access_comparisons_routes_syndromes_and_a_first_cycle_given(nlp):
+    a = partial(_assertion, nlp)
+    # a relative taking part in the talk is no experiencer
+    assert a("Discussed with pt + daughter: best option tepotinib (or capmatinib).", "tepotinib") == "possible"
+    assert a("Mother had breast cancer at 45.", "breast cancer") == "family"
+    # access to a drug is no dose of it
+    assert a("Pembrolizumab not on the state formulary; carboplatin/pemetrexed available.", "Pembrolizumab") == "negated"
+    assert a("Pembrolizumab not on the state formulary; carboplatin/pemetrexed available.", "carboplatin") == "possible"
+    assert a("Application for capmatinib submitted to the regulator.", "capmatinib") == "planned"
+    # a comparison names another phenotype; the department is no radiotherapy
+    found = _one(nlp, "Discussion: ER-low behaves like TNBC.")
+    assert ("TNBC", "Biomarker", "possible", None) in [(t, k, s, None) for t, k, s, _ in found]
+    assert not [x for x in _one(nlp, "GSH Radiation & Clinical Oncology - first visit.") if x[1] == "Procedure"]
+    # a stoma used as a route was made before; a syndrome named after an operation is no operation
+    assert a("Colonoscopy via end colostomy to caecum.", "end colostomy") == "historical"
+    assert [x[1] for x in _one(nlp, "We talked about low anterior resection syndrome.")] == ["Problem"]
+    # a course said to go on is under way, whatever its next dose's day; the visit's topic is no care
+    sents = ["Continue zoledronic acid 4 mg IV q6 months (next due Jan 2026)."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day="2025-11-03")
+    assert [m.assertion for m in row if m.kind == "Medication"] == ["present"]
+    assert a("Seen re adjuvant endocrine therapy.", "adjuvant endocrine therapy") == "possible"
+    assert a("Pembrolizumab or carboplatin/pemetrexed; patient to choose at clinic.", "carboplatin") == "possible"
+    # the referral is what was placed today; a drug-less "cycle 1 given today" begins the regimen planned
+    assert a("Plan: RT after chemo - referral to Radiation Oncology placed today.", "RT") != "present"
+    sents = ["Plan: paclitaxel weekly x12 + trastuzumab.", "Cycle 1 day 1 given today, tolerated well."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, ["Plan", "Plan"]))
+    assert [m.assertion for m in rows[0] if m.kind == "Medication"] == ["present", "present"]
+    sents = ["Plan: cisplatin/pemetrexed x4 followed by osimertinib 80 mg daily.", "Cycle 1 given today."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, ["Plan", "Plan"]))
+    assert [m.assertion for m in rows[0] if m.kind == "Medication"] == ["present", "present", "planned"]
+    sents = ["Plan: FOLFOX to start next week.", "C1 not given today due to neutropenia."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, ["Plan", "Plan"]))
+    assert [m.assertion for m in rows[0] if m.kind == "Medication"] == ["planned"]
+
+
+def test_a_comparison_study_s_day_dates_no_finding_of_this_one():
+    from datetime import datetime
+
+    from ingest.tkg.build import mention_date, sentence_date
+    text = "BILATERAL BREAST MRI W/WO CONTRAST - post neoadjuvant chemotherapy\nComparison 8/22/2024."
+    assert sentence_date(text, datetime(2025, 1, 13)) is None
+    assert mention_date("CT C/A/P compared with 12/23/2024: progressive disease.", 3, datetime(2025, 4, 21)) is None
+    assert sentence_date("Breast MRI 8/22/2024: 1.8 cm mass.", datetime(2025, 1, 13)) == datetime(2024, 8, 22)

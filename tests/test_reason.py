@@ -496,3 +496,64 @@ def test_a_marker_sent_with_its_result_pending_is_a_test_that_happened():
         fact(11, "Biomarker", "HER2 pending", "2024-01-15", assertion="possible", values=("HER2=pending",))]
     st = build_state("p", facts, D("2024-01-25"))
     assert st.markers["HER2"].status == "pending" and st.marker("HER2") is None
+
+
+def test_care_given_off_every_eligible_path_still_counts_for_not_indicated_and_brings_its_assessment():
+    """Neoadjuvant trastuzumab + docetaxel at stage IA (no eligible path holds it): adjuvant chemotherapy
+    is not needed after it (``not_indicated: prior_step``), and its response MRI is not indicated either."""
+    spec, paths, codes = _spec("breast-early")
+    her2 = dict(codes=("RxNorm|224905",), ancestors=("ATC|L01FD01", "ATC|L01FD", "ATC|L01F", "ATC|L01"))
+    doce = dict(codes=("RxNorm|72962",), ancestors=("ATC|L01CD02", "ATC|L01CD", "ATC|L01C", "ATC|L01"))
+    base = _breast()[:6] + [
+        fact(7, "Stage", "cT1cN0M0", "2024-01-20", values=("cT1cN0M0",),
+             detail={"basis": "clinical", "t": "T1c", "n": "N0", "m": "M0", "derived_group": "IA", "site": "breast"}),
+        fact(20, "Medication", "trastuzumab", "2024-02-01", **her2),
+        fact(21, "Medication", "docetaxel", "2024-02-01", **doce),
+        fact(22, "Test", "breast MRI", "2024-05-10", codes=("SNOMED-CT|241615005",)),
+        fact(8, "Procedure", "lumpectomy", "2024-06-01", codes=("SNOMED-CT|392021009",)),
+        fact(9, "Procedure", "SLNB", "2024-06-01", codes=("SNOMED-CT|396487001",)),
+    ]
+    a = assess(spec, paths, build_state("p", base, D("2024-12-01")), D("2024-12-01"), codes)
+    status = {i.step: i.status for i in a.items}
+    assert status["neoadjuvant-her2-therapy"] == "done-not-indicated"
+    assert status["adjuvant-chemotherapy"] == "not-applicable"
+    assert status.get("neoadjuvant-response-assessment") == "done-not-indicated"
+
+
+def test_without_progression_a_first_line_under_way_goes_on_to_its_response_scan_not_a_second_line():
+    spec, paths, codes = _spec("nsclc")
+    no_scan = [f for f in _egfr_stage_iv() if f.text != "CT CAP"]
+    res = assess(spec, paths, build_state("p", no_scan, D("2024-08-01")), D("2024-08-01"), codes)
+    late = [i.step for i in res.items if i.status in ("due", "overdue", "missing", "option")]
+    assert late and late[0] == "advanced-disease-monitoring"
+    assert "subsequent-line-therapy" not in late
+
+
+def test_an_emergency_hartmanns_stoma_its_completion_colonoscopy_and_a_post_operative_cea():
+    """Hartmann's (colectomy + end colostomy in one operation note), a CEA before adjuvant capecitabine, a
+    completion colonoscopy after the operation: the colostomy is the resection's own part, the colonoscopy
+    the work-up done late, and surveillance has not begun."""
+    from dataclasses import replace
+    spec, paths, codes = _spec("colorectal")
+    colon = ("DOID|DOID:234",)
+    up = ("DOID|DOID:219", "DOID|DOID:9256", "DOID|DOID:162")
+    cape = dict(codes=("RxNorm|194000",), ancestors=("ATC|L01BC06", "ATC|L01BC", "ATC|L01B", "ATC|L01"))
+    facts = [
+        fact(1, "Test", "CT abdo/pelvis", "2025-01-11", codes=("SNOMED-CT|77477000",)),
+        replace(fact(2, "Procedure", "sigmoid colectomy", "2025-01-12", codes=("SNOMED-CT|43075005",)),
+                id="op:s0:t0:m10"),
+        replace(fact(3, "Procedure", "end colostomy", "2025-01-12", codes=("SNOMED-CT|398740003",)),
+                id="op:s1:t0:m40"),
+        fact(4, "Cancer", "sigmoid adenocarcinoma", "2025-01-20", codes=colon, ancestors=up, detail={"site": "colon"}),
+        fact(5, "Stage", "pT4aN0M0", "2025-01-20", values=("pT4aN0M0",),
+             detail={"basis": "pathological", "t": "T4a", "n": "N0", "m": "M0", "derived_group": "IIB", "site": "colon"}),
+        fact(6, "Biomarker", "MMR proficient", "2025-01-20", values=("MMR=proficient",)),
+        fact(7, "Test", "CEA", "2025-01-21", codes=("LOINC|2039-6",)),
+        fact(8, "Test", "colonoscopy", "2025-03-04", codes=("SNOMED-CT|73761001",)),
+        fact(9, "Medication", "capecitabine", "2025-03-10", **cape),
+    ]
+    res = assess(spec, paths, build_state("p", facts, D("2025-06-02")), D("2025-06-02"), codes)
+    status = {i.step: i.status for i in res.items}
+    assert "palliative-diverting-colostomy" not in status
+    assert status["diagnostic-colonoscopy"] == "done"
+    assert status["surveillance-cea-ct"] != "done"

@@ -182,7 +182,10 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
         if st.kind in ("Assessment", "FollowUp") and any(spec.step(s).kind == "Treatment" for s in steps[:i]):
             # a response assessment or follow-up comes after treatment: imaging before it was diagnostic
             done_before = [d for j, d in treated.items() if j < i]
-            facts = [f for f in facts if done_before and (f.date is None or f.date >= min(done_before))]
+            # (follow-up after curative treatment begins once the last treatment begun has: a CEA between
+            # the resection and adjuvant chemotherapy is the post-operative baseline, not surveillance)
+            begun = (max if st.kind == "FollowUp" else min)(done_before) if done_before else None
+            facts = [f for f in facts if begun and (f.date is None or f.date >= begun)]
             # timed after named treatments ("monitoring ... after first-line chemotherapy"): after one of
             # those; the CT of a colostomy's indication is no monitoring of a chemotherapy not yet begun
             anchors = [j for j in (steps.index(t.after) for t in st.timings if t.after in steps)
@@ -211,9 +214,17 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             # biomarkers are often tested on the resection specimen: the result counts whenever it came
             hi = min(after) if after and not st.establishes.biomarkers else None
             inclusive = st.kind != "Treatment"
-            facts = [f for f in facts if f.date is None or (
+            kept = [f for f in facts if f.date is None or (
                 (lo is None or f.date >= lo) and
                 (hi is None or f.date < hi or (inclusive and f.date == hi)))]
+            if not kept and hi and st.kind == "Assessment":
+                # a work-up the operation overtook, done after it and before the care that follows ("completion
+                # colonoscopy" after an emergency Hartmann's, before adjuvant capecitabine): done late
+                follows = [f.date for s in steps[i + 1:] if spec.step(s).kind == "Treatment" and not _is_surgery(spec.step(s))
+                           for f in candidates[s] if f.date and f.date > hi]
+                kept = [f for f in facts if f.date and hi < f.date and follows and f.date < min(follows)
+                        and (lo is None or f.date >= lo)]
+            facts = kept
             # "received all planned chemotherapy pre-op", retold after the operation: the phase the note
             # names places the course on its side of the operation, whatever the note's date
             facts = [f for f in facts if not (lo and f.detail.get("phase") == "neoadjuvant"
@@ -295,6 +306,10 @@ def regimen_components(spec: GuidelineSpec, matches: dict[str, dict[str, Match]]
     return out
 
 
+#: Days a regimen's oral drug runs past its last cycle's day (capecitabine days 1-14 of a 21-day CAPOX cycle)
+REGIMEN_TAIL_DAYS = 21
+
+
 def _component_given(f: Fact, components) -> bool:
     """"C3 TCHP ... docetaxel/carbo/trastuzumab/pertuzumab given": a drug of a regimen a followed step
     holds, given within that step's course, is the regimen's own component, not care of another step
@@ -328,9 +343,13 @@ PENDING_GRACE_DAYS = 21
 
 
 def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, matches: dict[str, Match],
-                  at: dt.date) -> dict[str, CareItem]:
-    """The status of every step of one eligible path."""
-    done_ids = {sid: (m.date.isoformat() if m.date else "") for sid, m in matches.items()}
+                  at: dt.date, given_off_path: dict[str, str] | None = None) -> dict[str, CareItem]:
+    """The status of every step of one eligible path; ``given_off_path``: step -> day of care given that
+    no followed path holds (:func:`deviations`), which a step's ``not_indicated: prior_step`` still counts
+    (neoadjuvant TCHP given at stage IA, off every eligible path, still makes adjuvant chemotherapy
+    unneeded)."""
+    done_ids = {**(given_off_path or {}),
+                **{sid: (m.date.isoformat() if m.date else "") for sid, m in matches.items()}}
     items: dict[str, CareItem] = {}
     observable = [sid for sid in pv.steps if spec.step(sid).kind not in IMPLIED_KINDS]
     last_done = max((i for i, sid in enumerate(observable) if sid in matches), default=-1)
@@ -474,7 +493,7 @@ def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed
     treatment began moves the patient to the later-line branch, even when the monitoring was done:
     the next step is the next line, not more scans. O(paths² × steps)."""
     if not state.progression:
-        return followed
+        return until_progression(spec, eligible, followed, matches, None)
     last = dt.date.fromisoformat(state.progression[-1])
     out: list[PathVerdict] = []
     for f in followed:
@@ -487,6 +506,32 @@ def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed
                 continue
             moved = [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
                      and spec.step(g.steps[k]).kind == "Treatment" and g.steps[k] not in matches[g.path]]
+            if moved:
+                break
+        out += [g for g in (moved or [f]) if g not in out]
+    return out if out != followed else until_progression(spec, eligible, followed, matches, last)
+
+
+def until_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed: list[PathVerdict],
+                      matches: dict[str, dict[str, Match]], last: dt.date | None) -> list[PathVerdict]:
+    """The converse of :func:`after_progression`: where a treatment under way goes on either to monitoring
+    (a FollowUp) or straight to a later line not begun (a step timed ``strict`` after it), and no progression was documented after it began
+    (``last``: the latest progression day, or None), the patient is on the monitoring branch: the next
+    step is the response scan, not a second line ("on 1L pembrolizumab - clinically benefiting"; no
+    imaging since baseline). O(paths² × steps)."""
+    out: list[PathVerdict] = []
+    for f in followed:
+        moved = []
+        for k in range(1, len(f.steps)):
+            anchor, step = f.steps[k - 1], f.steps[k]
+            begun = matches[f.path].get(anchor)
+            # (a later line is a step the spec times strictly after the line before it: it follows progression)
+            later_line = any(t.strict and t.after == anchor for t in spec.step(step).timings)
+            if spec.step(anchor).kind != "Treatment" or not later_line or step in matches[f.path] or not (
+                    begun and begun.date) or (last is not None and last > begun.date):
+                continue
+            moved = [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
+                     and spec.step(g.steps[k]).kind == "FollowUp"]
             if moved:
                 break
         out += [g for g in (moved or [f]) if g not in out]
@@ -564,12 +609,16 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     followed = after_progression(spec, verdicts, followed, path_matches, state)
     res.followed_paths = [v.path for v in followed]
     res.checks = list({(c.fact, c.required): c for v in followed for c in v.checks}.values())
-    res.items = merge_items(spec, followed, {v.path: per_path[v.path][1] for v in followed})
+    off = deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state, violated)
+    given = {i.step: i.date or "" for i in off}
+    statuses = {v.path: per_path[v.path][1] for v in followed}
+    if any(x.when.prior_step in given for v in followed for sid in v.steps for x in spec.step(sid).not_indicated):
+        statuses = {v.path: path_statuses(spec, v, state, per_path[v.path][0], at, given) for v in followed}
+    res.items = merge_items(spec, followed, statuses)
     by_id = {p.id: p for p in paths}
     for item in res.items:
         item.conditions = step_conditions(spec, [by_id[v.path] for v in followed], item.step, state)
-    res.items += deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state,
-                            violated)
+    res.items += off
     res.missing_info = missing_info(spec, followed, state, res.items)
     return res
 
@@ -649,10 +698,15 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     # used is that course retold, not care of its own
     retold = {_sentence(f) for f in used if f in by_id and by_id[f].kind == "Medication"}
     components = regimen_components(spec, matches, by_id)
+    # "Hartmann's procedure (sigmoid colectomy + end colostomy)": an operation in the note and on the day of
+    # a followed operation is that operation's own part, not an operation of another step
+    operated = {(_note(f), by_id[f].date) for x in matches.values() for sid, m in x.items()
+                if _is_surgery(spec.step(sid)) for f in m.facts if f in by_id}
     for st in off_path:
         facts = [f for f in candidates[st.id] if f.id not in used and f.kind in REALIZERS["Treatment"]
                  and not (is_systemic_class(f.codes) and _sentence(f.id) in retold)
-                 and not _component_given(f, components)]
+                 and not _component_given(f, components)
+                 and not (_is_surgery(st) and (_note(f.id), f.date) in operated)]
         if surgeries and not _is_surgery(st):  # before or after the patient's surgery, as the step is placed
             later = nx.descendants(graph, st.id)
             before = [d for sid, d in surgeries.items() if sid in later]
@@ -681,6 +735,7 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
     given = [by_id[x] for x in used if x in by_id and by_id[x].kind == "Medication"] + [
         f for st in off_path for f in fits[st.id] if f.kind == "Medication"]
     best: dict[str, tuple[int, int, int, int]] = {}
+    own_regimens: list[tuple[set[str], dt.date, dt.date]] = []
     for st in off_path:
         for f in fits[st.id]:
             best[f.id] = max(best.get(f.id, (0, 0, 0, 0)), fit(f, st))
@@ -691,6 +746,9 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
         facts = [f for f in facts if not (is_systemic_class(f.codes) and any(
             names_class_of(f.codes, g.codes + g.ancestors) and (g.date is None or f.date is None or g.date <= f.date)
             for g in given))]
+        # "CAPOX cycle 4 given ..., capecitabine finished 07/07": a drug of a regimen an earlier deviation
+        # holds is that regimen's own part, not a second deviation
+        facts = [f for f in facts if not _component_given(f, own_regimens)]
         if not facts:
             continue
         why = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, {}))]
@@ -701,12 +759,47 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
                         reason=why[0] if why else "no path this patient is eligible for contains this step")
         out.append(item)
         used |= {f.id for f in facts}  # one deviation per fact: of its most specific steps, the first in guideline order
+        drugs = {a for f in facts if any(c.startswith("regimen|") for c in f.codes)
+                 for a in f.ancestors if a.startswith("ATC|") and len(a) == 11}
+        days = [f.date for f in facts if f.date]
+        if drugs and days:  # (an oral drug of the regimen runs on to its last cycle's end)
+            own_regimens.append((drugs, min(days), max(days) + dt.timedelta(days=REGIMEN_TAIL_DAYS)))
+    return out + assessments_of_deviations(spec, on_paths, out, candidates)
+
+
+def assessments_of_deviations(spec: GuidelineSpec, on_paths: set[str], deviated: list[CareItem],
+                              candidates: dict[str, list[Fact]]) -> list[CareItem]:
+    """The assessment a step not indicated brought with it, inside its own window after that step (the
+    response MRI of a neoadjuvant TCHP given at stage IA): not indicated either. O(steps × facts)."""
+    begun = {i.step: dt.date.fromisoformat(i.date) for i in deviated if i.date}
+    out = []
+    for st in spec.steps:
+        if st.kind != "Assessment" or st.id in on_paths:
+            continue
+        for t in st.timings:
+            if t.after not in begun:
+                continue
+            lo = begun[t.after] + dt.timedelta(days=t.min_days or 0)
+            hi = begun[t.after] + dt.timedelta(days=t.max_days) if t.max_days is not None else None
+            # (an imaging fact may realize several assessments, as on a path: the work-up's match holds them all)
+            facts = [f for f in candidates[st.id] if f.date and lo <= f.date and (hi is None or f.date <= hi)]
+            if facts:
+                out.append(CareItem(st.id, spec.uid(st.id), st.name, "done-not-indicated", st.kind, st.category,
+                                    date=facts[0].date.isoformat(), evidence=[f.id for f in facts[:5]],
+                                    evidence_level=st.evidence_level, evidence_source=st.evidence_source,
+                                    position=10_000, reason=f"assesses {t.after}, which is not indicated"))
+                break
     return out
 
 
 def _sentence(fact_id: str) -> str:
     """The sentence an event was read from (its id without the mention offset)."""
     return fact_id.rsplit(":m", 1)[0]
+
+
+def _note(fact_id: str) -> str:
+    """The note an event was read from (its id without section, sentence and mention: ``note:sK:tJ:mI``)."""
+    return _sentence(fact_id).rsplit(":t", 1)[0].rsplit(":s", 1)[0]
 
 
 def step_conditions(spec: GuidelineSpec, followed: list[GuidelinePath], step: str, state: PatientState) -> list[Check]:

@@ -588,9 +588,9 @@ def synthea() -> Iterator[Entry]:
             if system == "LOINC" and code.startswith("LA"):
                 continue  # LOINC answer codes ("White", "Never smoker") are values, not tests
             kind = {"RxNorm": "Medication", "LOINC": "Test"}.get(system) or snomed_kind(display)
-            if kind is None or re.search(r"education|counseling|counselling|assessment|care plan|referral",
+            if kind is None or re.search(r"education|counseling|counselling|assessment|care plan|referral|encounter",
                                          display, re.I):
-                continue  # care-process acts ("Patient education") are not clinical events of the record
+                continue  # care-process acts ("Patient education", "Telephone encounter") are not clinical events
             yield Entry(_TAG.sub("", display), Concept(system, code, _TAG.sub("", display), kind, SYNTHEA_SOURCE), 50)
 
 

@@ -245,6 +245,12 @@ def context_rules():
                           on_modifies=reach(3, commas=True, not_back=("Cancer",)))
               for c in ("s/p", "status post")]
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("quit",)]
+    # "colonoscopy via end colostomy", "through the stoma": a stoma or line used as a route was made before
+    rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure"},
+                          on_modifies=lambda target, modifier, between: _ROUTE.search(target.text) is not None and (
+                              between is None or all(t.lower_ in ("the", "his", "her", "an", "a", "existing", "end", "loop")
+                                                     for t in between)))
+              for c in ("via", "through", "thru")]
     # "her earlier radiotherapy was to the left side only": care before this one
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=2, allowed_types={"Medication", "Procedure"})
               for c in ("earlier",)]
@@ -779,6 +785,25 @@ def context_rules():
     # (and a drug: "Consolidation durvalumab not available - PD-L1 <1%")
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("not available", "unavailable", "was not available", "is not available")]
+    # a drug's access is no dose of it: "Pembrolizumab not on the state formulary", "not registered",
+    # "not funded"; "carboplatin/pemetrexed available" names what could be given, not what was
+    rules += [ConTextRule("off_formulary", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=4,
+                          allowed_types=set(CARE), pattern=[
+        {"LOWER": {"IN": ["not", "isn't", "no", "non"]}}, {"LOWER": {"IN": ["on", "in"]}, "OP": "?"},
+        {"LOWER": {"IN": ["the", "our", "a"]}, "OP": "?"}, {"IS_ALPHA": True, "OP": "?"},
+        {"LOWER": {"IN": ["formulary", "registered", "funded", "reimbursed", "licensed", "stocked"]}}])]
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=3, allowed_types={"Medication"})
+              for c in ("available", "is available", "are available", "available locally", "in stock",
+                        "on formulary", "on the formulary")]
+    # an access request still in the works ("tepotinib - the regulator still processing", "application for
+    # capmatinib submitted"): the drug is awaited
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=6, allowed_types={"Medication", "Procedure"})
+              for c in ("still processing", "being processed", "still being processed", "in process",
+                        "under review", "still under review")]
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=3, allowed_types={"Medication", "Procedure"})
+              for c in ("application for", "applied for", "access programme for", "access program for",
+                        "compassionate use of", "compassionate access to", "compassionate use for",
+                        "expanded access for", "named patient programme for", "named-patient access to")]
     # "7. Tab. Calcium + vitamin D3 - HOLD till review": a medication list's instruction
     # (an instruction closing the item, not "(durvalumab) - hold durvalumab", whose "hold" reads forward)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=8, allowed_types={"Medication"},
@@ -1182,6 +1207,18 @@ def context_rules():
     # when adjuvant chemo starts > 12 wks after surgery")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("regarding", "benefit", "benefits", "benefit of", "benefit from", "benefits of")]
+    # "Seen re adjuvant endocrine therapy", "Pt rang re chemo start": care the visit or call is about (a
+    # symptom it is about is the patient's: "Pt called re hot flashes")
+    rules += [ConTextRule(f"{v} re", "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
+              for v in ("seen", "here", "called", "phoned", "rang", "visit", "attends", "attended", "f/u",
+                        "follow-up", "consult", "call", "telephoned")]
+    # "pembrolizumab monotherapy or carboplatin/pemetrexed/pembrolizumab; patient to choose at clinic": the
+    # options of a choice still open, over the semicolon that closes the list
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=28, allowed_types=set(CARE),
+                          on_modifies=inside_parenthesis)
+              for c in ("patient to choose", "pt to choose", "patient to decide", "pt to decide", "to choose between",
+                        "patient will decide", "pt will decide", "patient will choose", "pt will choose",
+                        "decision pending", "choice pending")]
     # (a letter's "Re:" line is its topic to the line's end; "referral re: RT" is a referral, planned)
     rules += [ConTextRule("re:", "HYPOTHETICAL", direction="FORWARD", max_scope=None, allowed_types=set(CARE),
                           on_modifies=lambda target, modifier, between: not _after_referral(modifier) and (
@@ -1207,6 +1244,12 @@ def context_rules():
                         "are standard for", "is indicated for", "indicated for", "recommended for", "reserved for", "approved for",
                         "given in", "offered in", "used in",
                         "benefit in", "only for", "not for", "is for", "are for", "criteria for", "eligible if")]
+    # a comparison of behaviour names another phenotype, not this tumour's ("ER-low behaves like TNBC",
+    # "clinical behaviour may resemble ER negative disease")
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Stage", "Biomarker"})
+              for c in ("behaves like", "behave like", "behaving like", "behaves as", "resemble", "resembles",
+                        "resembling", "similar to", "akin to", "mimics", "mimic", "mimicking", "comparable to",
+                        "like that of")]
     # "triple-negative criteria not met", "HER2-positive criteria": a phenotype named as a rule's condition
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=2, allowed_types={"Stage", "Biomarker"})
               for c in ("criteria", "criterion", "testing criteria", "criteria not met", "criteria met")]
@@ -1246,7 +1289,10 @@ def context_rules():
                                        for when in ("today", "in clinic", "in clinic today", "this morning")))]
     # "- Pegfilgrastim on-body injector applied today", "dexamethasone 8 mg BID x3d (started yesterday)": in a
     # plan section, care already given
-    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
+    # ("Whole-breast RT after paclitaxel - referral to Radiation Oncology placed today": what was placed is the
+    # referral, not the radiotherapy)
+    rules += [ConTextRule(c, "ONGOING", direction="BACKWARD", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_both(_both(inside_parenthesis, same_clause), no_paperwork_between))
               for c in (f"{verb} {when}" for verb in ("given", "applied", "administered", "started", "taken", "done",
                                                       "performed", "inserted", "placed")
                         for when in ("today", "yesterday", "this morning", "in clinic", "in clinic today"))]
@@ -1689,6 +1735,19 @@ def no_arrow(target, modifier, span_between) -> bool:
 _PATIENT = re.compile(r"\b(?:patient|pt|herself|himself|her own|his own)\b", re.I)
 
 
+_ROUTE = re.compile(r"(?:col|ile|jejun|gastr|trache|nephr|ur|cyst)ostomy|\bstoma\b|\bport\b|\bpicc\b", re.I)
+
+
+_PAPERWORK = re.compile(r"\b(?:referrals?|orders?|requests?|requisitions?|bookings?|appointments?|consults?|"
+                        r"applications?|prescriptions?|scripts?)\b", re.I)
+
+
+def no_paperwork_between(target, modifier, span_between) -> bool:
+    """A done cue reaches its care only when no referral, order or booking stands between them: that is
+    what the cue is about."""
+    return span_between is None or not _PAPERWORK.search(span_between.text)
+
+
 def patient_not_named(target, modifier, span_between) -> bool:
     """A relative's reach ends where the patient is named: "testing for children; surveillance plan for
     patient - colonoscopy annually" is the patient's colonoscopy."""
@@ -1698,6 +1757,24 @@ def patient_not_named(target, modifier, span_between) -> bool:
 # "pt declined, preferring upfront surgery": what is chosen instead is not what was declined
 _CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|prefer|opting|opted|chose|choosing|elected|elects|selected|"
                      r"instead|in\s+favou?r\s+of)\b", re.I)
+
+
+# "Discussed with pt + daughter: best option tepotinib", "spoke to the patient and her son", "Pt and wife
+# counselled": a relative taking part in the talk is no experiencer of what is talked about
+_PARTY_BEFORE = re.compile(
+    r"(?:\b(?:discuss\w*|d/w|spoke|speak\w*|talk\w*|met|meeting|counsell?\w*|explained|informed|reviewed|called|"
+    r"phoned|seen|lives|living|accompanied|attend\w*|present)\b(?:\s+\w+){0,2}?\s+(?:with|to|by)\s+(?:the\s+)?"
+    r"(?:(?:pt|patient|him|her|them)\s*(?:and|\+|&|/)\s*)?"
+    r"|\b(?:pt|patient)\s*(?:and|\+|&|/)\s*)(?:his|her|their|the)?\s*$", re.I)
+
+
+def relative_not_a_party(target, modifier, span_between) -> bool:
+    """A relative's reach is none when the relative is a party to the talk (:data:`_PARTY_BEFORE`)."""
+    doc = modifier.doc
+    start = modifier.start
+    sent_start = doc[start].sent.start if doc.has_annotation("SENT_START") else max(0, start - 12)
+    before = doc[max(sent_start, start - 12):start].text
+    return not _PARTY_BEFORE.search(before)
 
 
 def _both(a, b):
@@ -1731,6 +1808,7 @@ def with_clause_limit(rule):
         checks.append(no_arrow)  # "FDR dx <60 -> colonoscopy now": the arrow's plan is the patient's
         if rule.category == "FAMILY":
             checks.append(patient_not_named)
+            checks.append(relative_not_a_party)
         if rule.category == "NEGATED_EXISTENCE" and rule.direction not in ("BACKWARD", "BIDIRECTIONAL"):
             checks.append(same_clause)  # "no distant metastases; CEA 5.8": a negation ends at its clause
     check = checks[0]

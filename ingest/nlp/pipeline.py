@@ -217,7 +217,8 @@ _SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|c
                             r"feels?|felt|recommends?|recommended|agrees?|agreed|thinks|reviewed|to review)\b)", re.I)
 
 
-_ONCOLOGY_AFTER = re.compile(r"\s*(?:oncology|oncologist|onc)\b", re.I)
+# ("Radiation & Clinical Oncology", "Radiation and Medical Oncology": one department of two names)
+_ONCOLOGY_AFTER = re.compile(r"\s*(?:(?:&|and|/)\s*(?:clinical|medical|surgical)\s+)?(?:oncology|oncologist|onc)\b", re.I)
 
 
 # "chemo day unit list", "infusion suite", "chemotherapy education", "Radiotherapy intake - Dr. Jansen": a
@@ -464,6 +465,15 @@ def analyte_value(text: str, m) -> bool:
     return m.kind == "Medication" and bool(_ANALYTE_AFTER.match(text, m.end))
 
 
+_SYNDROME_AFTER = re.compile(r"\s+(?:pain\s+)?syndrome\b", re.I)
+
+
+def named_syndrome(text: str, m):
+    """"low anterior resection syndrome", "post-mastectomy pain syndrome": a condition named after an
+    operation, no operation done (the match of the words that make it a syndrome, else None)."""
+    return _SYNDROME_AFTER.match(text, m.end) if m.kind == "Procedure" else None
+
+
 _IDENTIFIER_AFTER = re.compile(r"\s*(?:no\.?|number|nr\.?|#|id|ref(?:erence)?)\s*[:#]", re.I)
 
 
@@ -553,6 +563,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m)]
     terms = [replace(m, kind="Test", concepts=()) if analyte_value(text, m) else m for m in terms]
+    terms = [replace(m, kind="Problem", concepts=(), end=m.end + len(s.group(0))) if (s := named_syndrome(text, m))
+             else m for m in terms]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]
@@ -961,6 +973,30 @@ def _plan_chains(text: str, mentions: list[Mention]) -> list[Mention]:
     return out
 
 
+_FIRST_GIVEN = re.compile(r"\b(?:C1\s*D1|C1|cycle\s*(?:1|one)(?:\s*,?\s*day\s*1)?|first\s+(?:cycle|dose|infusion|"
+                          r"fraction))\b[^.;]{0,30}?\b(?:given|administered|infused|started|commenced|delivered)\b",
+                          re.I)
+_NOT_GIVEN = re.compile(r"\b(?:not|n't|never|held|deferred|postponed|delayed|cancell?ed|unable)\b", re.I)
+FIRST_CYCLE_REACH = 3  # sentences back a drug-less "Cycle 1 day 1 given today" reaches for the plan it begins
+
+
+def first_cycle_given(texts: list[str], rows: list[list[Mention]]) -> list[list[Mention]]:
+    """"Plan: APT - paclitaxel weekly x12 + trastuzumab ... Cycle 1 day 1 given today": a sentence saying the
+    first cycle was given, naming no drug, begins the regimen planned in the sentences just before it (its
+    drugs are given, not planned). Pure. O(sentences × reach × mentions)."""
+    out = list(rows)
+    for i, (text, ms) in enumerate(zip(texts, rows)):
+        if any(m.kind == "Medication" for m in ms) or not _FIRST_GIVEN.search(text) or _NOT_GIVEN.search(text):
+            continue
+        for j in range(max(0, i - FIRST_CYCLE_REACH), i):
+            # (only the regimen begun: "cisplatin/pemetrexed x4 followed by osimertinib" keeps osimertinib to come)
+            later = _CHAIN.search(texts[j])
+            cut = later.start() if later else len(texts[j])
+            out[j] = [replace(m, assertion="present", cue="first cycle given")
+                      if m.kind == "Medication" and m.assertion == "planned" and m.start < cut else m for m in out[j]]
+    return out
+
+
 def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexicon | None = None,
                  note_day=None) -> list[list[Mention]]:
     """Note-level facts: a treatment that ended before ``note_day`` (the note's date) is historical, and
@@ -981,6 +1017,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 for i, (text, ms) in enumerate(zip(texts, mentions))]
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
+    rows = first_cycle_given(texts, rows)
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
     own = [m for _, ms in current for m in ms if m.assertion in ("present", "historical")]
     def sites_of(ms: list[Mention]) -> list[str]:
@@ -1283,7 +1320,10 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
             began = when.first_cycle_line(line, note_day, day_first)
             if began is not None and began <= when.as_day(note_day) and not _CLAUSE_BREAK.search(line):
                 m = replace(m, detail={**m.detail, "start": began.isoformat()})
-        later = None if over else when.starts_after(text, m.end, note_day, day_first)
+        # (a course said to go on is under way: "Continue zoledronic acid q6 months (next due Jan 2026)" dates
+        # its next dose, not its start)
+        later = None if over or m.detail.get("status") == "ongoing" else \
+            when.starts_after(text, m.end, note_day, day_first)
         if later:
             return replace(m, assertion="planned", cue=f"dated {later.isoformat()}, after the note")
         if over:
