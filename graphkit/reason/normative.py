@@ -220,7 +220,8 @@ def match_path(spec: GuidelineSpec, steps: tuple[str, ...], candidates: dict[str
             if not kept and hi and st.kind == "Assessment":
                 # a work-up the operation overtook, done after it and before the care that follows ("completion
                 # colonoscopy" after an emergency Hartmann's, before adjuvant capecitabine): done late
-                follows = [f.date for s in steps[i + 1:] if spec.step(s).kind == "Treatment" and not _is_surgery(spec.step(s))
+                follows = [f.date for s in steps[i + 1:]
+                           if spec.step(s).kind == "Treatment" and not _is_surgery(spec.step(s))
                            for f in candidates[s] if f.date and f.date > hi]
                 kept = [f for f in facts if f.date and hi < f.date and follows and f.date < min(follows)
                         and (lo is None or f.date >= lo)]
@@ -495,45 +496,46 @@ def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed
     if not state.progression:
         return until_progression(spec, eligible, followed, matches, None)
     last = dt.date.fromisoformat(state.progression[-1])
-    out: list[PathVerdict] = []
-    for f in followed:
-        moved = []
-        for k in range(1, len(f.steps)):
-            anchor, step = f.steps[k - 1], f.steps[k]
-            begun = matches[f.path].get(anchor)
-            if spec.step(step).kind != "FollowUp" or spec.step(anchor).kind != "Treatment" or not (
-                    begun and begun.date and last > begun.date):
-                continue
-            moved = [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
-                     and spec.step(g.steps[k]).kind == "Treatment" and g.steps[k] not in matches[g.path]]
-            if moved:
-                break
-        out += [g for g in (moved or [f]) if g not in out]
+
+    def to_later_line(f: PathVerdict, k: int) -> list[PathVerdict]:
+        anchor, step = f.steps[k - 1], f.steps[k]
+        begun = matches[f.path].get(anchor)
+        if spec.step(step).kind != "FollowUp" or spec.step(anchor).kind != "Treatment" or not (
+                begun and begun.date and last > begun.date):
+            return []
+        return [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
+                and spec.step(g.steps[k]).kind == "Treatment" and g.steps[k] not in matches[g.path]]
+
+    out = _switch_branch(followed, to_later_line)
     return out if out != followed else until_progression(spec, eligible, followed, matches, last)
 
 
 def until_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed: list[PathVerdict],
                       matches: dict[str, dict[str, Match]], last: dt.date | None) -> list[PathVerdict]:
     """The converse of :func:`after_progression`: where a treatment under way goes on either to monitoring
-    (a FollowUp) or straight to a later line not begun (a step timed ``strict`` after it), and no progression was documented after it began
-    (``last``: the latest progression day, or None), the patient is on the monitoring branch: the next
-    step is the response scan, not a second line ("on 1L pembrolizumab - clinically benefiting"; no
-    imaging since baseline). O(paths² × steps)."""
+    (a FollowUp) or straight to a later line not begun (a step timed ``strict`` after it: it follows
+    progression), and no progression was documented after it began (``last``: the latest progression day,
+    or None), the patient is on the monitoring branch: the next step is the response scan, not a second
+    line ("on 1L pembrolizumab - clinically benefiting"; no imaging since baseline). O(paths² × steps)."""
+    def to_monitoring(f: PathVerdict, k: int) -> list[PathVerdict]:
+        anchor, step = f.steps[k - 1], f.steps[k]
+        begun = matches[f.path].get(anchor)
+        later_line = any(t.strict and t.after == anchor for t in spec.step(step).timings)
+        if spec.step(anchor).kind != "Treatment" or not later_line or step in matches[f.path] or not (
+                begun and begun.date) or (last is not None and last > begun.date):
+            return []
+        return [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
+                and spec.step(g.steps[k]).kind == "FollowUp"]
+
+    return _switch_branch(followed, to_monitoring)
+
+
+def _switch_branch(followed: list[PathVerdict], branches_at) -> list[PathVerdict]:
+    """Each followed path, or the paths ``branches_at(path, k)`` offers at the first step ``k`` where it
+    offers any (the branch the patient is on instead). O(paths × steps × branches_at)."""
     out: list[PathVerdict] = []
     for f in followed:
-        moved = []
-        for k in range(1, len(f.steps)):
-            anchor, step = f.steps[k - 1], f.steps[k]
-            begun = matches[f.path].get(anchor)
-            # (a later line is a step the spec times strictly after the line before it: it follows progression)
-            later_line = any(t.strict and t.after == anchor for t in spec.step(step).timings)
-            if spec.step(anchor).kind != "Treatment" or not later_line or step in matches[f.path] or not (
-                    begun and begun.date) or (last is not None and last > begun.date):
-                continue
-            moved = [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
-                     and spec.step(g.steps[k]).kind == "FollowUp"]
-            if moved:
-                break
+        moved = next((m for k in range(1, len(f.steps)) if (m := branches_at(f, k))), [])
         out += [g for g in (moved or [f]) if g not in out]
     return out
 

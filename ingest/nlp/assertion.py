@@ -248,8 +248,7 @@ def context_rules():
     # "colonoscopy via end colostomy", "through the stoma": a stoma or line used as a route was made before
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3, allowed_types={"Procedure"},
                           on_modifies=lambda target, modifier, between: _ROUTE.search(target.text) is not None and (
-                              between is None or all(t.lower_ in ("the", "his", "her", "an", "a", "existing", "end", "loop")
-                                                     for t in between)))
+                              between is None or all(t.lower_ in _ROUTE_WORDS for t in between)))
               for c in ("via", "through", "thru")]
     # "her earlier radiotherapy was to the left side only": care before this one
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=2, allowed_types={"Medication", "Procedure"})
@@ -1735,6 +1734,7 @@ def no_arrow(target, modifier, span_between) -> bool:
 _PATIENT = re.compile(r"\b(?:patient|pt|herself|himself|her own|his own)\b", re.I)
 
 
+_ROUTE_WORDS = frozenset({"the", "his", "her", "an", "a", "existing", "end", "loop"})
 _ROUTE = re.compile(r"(?:col|ile|jejun|gastr|trache|nephr|ur|cyst)ostomy|\bstoma\b|\bport\b|\bpicc\b", re.I)
 
 
@@ -1759,7 +1759,7 @@ _CHOICE = re.compile(r"\b(?:preferring|prefers|preferred|prefer|opting|opted|cho
                      r"instead|in\s+favou?r\s+of)\b", re.I)
 
 
-# "Discussed with pt + daughter: best option tepotinib", "spoke to the patient and her son", "Pt and wife
+# "Discussed with pt + daughter: best option tepotinib", "spoke to the patient and her son", "Pt and son
 # counselled": a relative taking part in the talk is no experiencer of what is talked about
 _PARTY_BEFORE = re.compile(
     r"(?:\b(?:discuss\w*|d/w|spoke|speak\w*|talk\w*|met|meeting|counsell?\w*|explained|informed|reviewed|called|"

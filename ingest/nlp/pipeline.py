@@ -218,7 +218,8 @@ _SERVICE_AFTER = re.compile(r"^\s*(?::|\(\s*(?:dr|prof|mr|ms|mrs)\b|(?:consult|c
 
 
 # ("Radiation & Clinical Oncology", "Radiation and Medical Oncology": one department of two names)
-_ONCOLOGY_AFTER = re.compile(r"\s*(?:(?:&|and|/)\s*(?:clinical|medical|surgical)\s+)?(?:oncology|oncologist|onc)\b", re.I)
+_ONCOLOGY_AFTER = re.compile(r"\s*(?:(?:&|and|/)\s*(?:clinical|medical|surgical)\s+)?(?:oncology|oncologist|onc)\b",
+                             re.I)
 
 
 # "chemo day unit list", "infusion suite", "chemotherapy education", "Radiotherapy intake - Dr. Jansen": a
@@ -563,8 +564,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m)]
     terms = [replace(m, kind="Test", concepts=()) if analyte_value(text, m) else m for m in terms]
-    terms = [replace(m, kind="Problem", concepts=(), end=m.end + len(s.group(0))) if (s := named_syndrome(text, m))
-             else m for m in terms]
+    terms = [replace(m, kind="Problem", concepts=(), end=m.end + len(syn.group(0)))
+             if (syn := named_syndrome(text, m)) else m for m in terms]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
     terms = _grow(text, terms)
     composed = [f for f in found if f.kind == "Cancer"]

@@ -396,6 +396,16 @@ def clause_period(text: str, end: int, note_day: date | datetime | None, day_fir
     return period_start(m.group("a"), day_first) if m.group("b") and not lead else None
 
 
+# "Comparison 8/22/2024", "compared with 12/23/2024": the earlier study's day, not this one's
+_COMPARISON = re.compile(r"\b(?:comparison|compared\s+(?:with|to)|in\s+comparison\s+(?:with|to))\b[^\n.;]*", re.I)
+
+
+def without_comparisons(text: str) -> str:
+    """``text`` with each comparison clause blanked (same length: offsets hold), so that no reader of its
+    dates takes the earlier study's day for this one's. O(len(text))."""
+    return _COMPARISON.sub(lambda m: " " * len(m.group()), text)
+
+
 def dated(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
     """The last day of the first date written in the clause right after a mention ending at ``end``
     ("colon ca 2010", "IDC stage I (2016)"), unless it is a start, due or planned date. O(WINDOW)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -17,18 +16,9 @@ from graphkit.clinical.values import observation_values
 from ingest.link.sources import Concept
 from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
-from ingest.nlp.when import dated, day_first, days
+from ingest.nlp.when import dated, day_first, days, without_comparisons
 from ingest.text import NormalizedText, Section, Sentence
 from ingest.text.chunks import chunk_sections, leaf_chunks
-
-
-# "Comparison 8/22/2024", "compared with 12/23/2024": the earlier study's day, not this one's
-_COMPARISON = re.compile(r"\b(?:comparison|compared\s+(?:with|to)|in\s+comparison\s+(?:with|to))\b[^\n.;]*", re.I)
-
-
-def _without_comparisons(text: str) -> str:
-    """``text`` with each comparison clause blanked (same length: offsets hold). O(len(text))."""
-    return _COMPARISON.sub(lambda m: " " * len(m.group()), text)
 
 
 def sentence_date(text: str, around: datetime, day_first: bool = False) -> datetime | None:
@@ -36,13 +26,13 @@ def sentence_date(text: str, around: datetime, day_first: bool = False) -> datet
     1 year after ``around``) or several that agree: a sentence with different dates ("s/p TCHP x6
     (3/14/24-6/27/24), ypT1c ypN1a") dates each fact only by its own clause (:func:`mention_date`).
     Numeric dates day first when the note writes them so (:func:`ingest.nlp.when.day_first`)."""
-    found = set(_dates(_without_comparisons(text), around, day_first))
+    found = set(_dates(without_comparisons(text), around, day_first))
     return found.pop() if len(found) == 1 else None
 
 
 def mention_date(text: str, end: int, around: datetime, day_first: bool = False) -> datetime | None:
     """The date written in the clause right after a mention ending at ``end`` (its own date)."""
-    d = dated(_without_comparisons(text), end, around.date() if around is not None else None, day_first)
+    d = dated(without_comparisons(text), end, around.date() if around is not None else None, day_first)
     if d is None or around is None:
         return None
     return datetime(d.year, d.month, d.day, tzinfo=around.tzinfo) if _plausible(datetime(d.year, d.month, d.day),
