@@ -1364,3 +1364,13 @@ def test_a_comparison_study_s_day_dates_no_finding_of_this_one():
     assert sentence_date(text, datetime(2025, 1, 13)) is None
     assert mention_date("CT C/A/P compared with 12/23/2024: progressive disease.", 3, datetime(2025, 4, 21)) is None
     assert sentence_date("Breast MRI 8/22/2024: 1.8 cm mass.", datetime(2025, 1, 13)) == datetime(2024, 8, 22)
+
+
+def test_a_discussion_s_content_and_care_the_patient_is_judged_unfit_for(nlp):
+    from graphkit.clinical.treatments import RULED_OUT
+    sents = ["We discussed adjuvant chemotherapy: 3 months of CAPOX (capecitabine + oxaliplatin) per IDEA."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]))
+    assert {m.assertion for m in row if m.kind == "Medication"} == {"possible"}
+    sents = ["Not a candidate for hepatic resection.", "Adjuvant chemotherapy not given yet."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    assert [RULED_OUT in m.flags for r in rows for m in r if m.kind == "Procedure"] == [True, False]

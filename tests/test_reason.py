@@ -557,3 +557,37 @@ def test_an_emergency_hartmanns_stoma_its_completion_colonoscopy_and_a_post_oper
     assert "palliative-diverting-colostomy" not in status
     assert status["diagnostic-colonoscopy"] == "done"
     assert status["surveillance-cea-ct"] != "done"
+
+
+def test_an_option_the_record_rules_out_is_closed_while_another_stays_open():
+    """BRAF V600E mCRC progressing on first-line FOLFOXIRI/bevacizumab, "not a candidate for hepatic
+    resection": liver metastasectomy is no longer an option; the later lines are."""
+    from graphkit.clinical.treatments import RULED_OUT
+    spec, paths, codes = _spec("colorectal")
+    colon = ("DOID|DOID:234",)
+    up = ("DOID|DOID:219", "DOID|DOID:9256", "DOID|DOID:162")
+    drug = lambda i, name, rx, atc, day: fact(i, "Medication", name, day, codes=(f"RxNorm|{rx}",),  # noqa: E731
+                                             ancestors=(f"ATC|{atc}", f"ATC|{atc[:5]}", f"ATC|{atc[:4]}", "ATC|L01"))
+    facts = [
+        fact(1, "Test", "colonoscopy", "2024-10-01", codes=("SNOMED-CT|73761001",)),
+        fact(2, "Cancer", "sigmoid adenocarcinoma", "2024-10-01", codes=colon, ancestors=up, detail={"site": "colon"}),
+        fact(3, "Test", "CT C/A/P", "2024-10-08", codes=("SNOMED-CT|77477000",)),
+        fact(4, "Stage", "cT3N1M1c", "2024-10-08", values=("IVC",), detail={"basis": "clinical", "site": "colon"}),
+        fact(5, "Biomarker", "BRAF V600E", "2024-10-15", values=("BRAF=mutated", "KRAS=wild-type", "NRAS=wild-type")),
+        fact(6, "Biomarker", "MSS", "2024-10-15", values=("MSI=stable",)),
+        drug(7, "oxaliplatin", "32592", "L01XA03", "2024-10-21"),
+        drug(8, "fluorouracil", "4492", "L01BC02", "2024-10-21"),
+        drug(9, "irinotecan", "51499", "L01CE02", "2024-10-21"),
+        drug(10, "bevacizumab", "253337", "L01FG01", "2024-10-21"),
+        fact(11, "Test", "CT C/A/P", "2024-12-23", codes=("SNOMED-CT|77477000",)),
+        fact(12, "Problem", "progressive disease", "2025-04-21", codes=("graphkit-problem|disease-progression",)),
+    ]
+    ruled = fact(13, "Procedure", "hepatic resection", "2025-04-28", assertion="negated",
+                 codes=("SNOMED-CT|71273005",), flags=(RULED_OUT,))
+    at = D("2025-05-01")
+    before = assess(spec, paths, build_state("p", facts, at), at, codes)
+    after = assess(spec, paths, build_state("p", facts + [ruled], at), at, codes)
+    options = lambda a: {i.step for i in a.items if i.status == "option"}  # noqa: E731
+    assert "liver-metastasectomy" in options(before)
+    assert "liver-metastasectomy" not in options(after) and options(after)
+    assert {i.step: i.status for i in after.items}["liver-metastasectomy"] == "not-applicable"

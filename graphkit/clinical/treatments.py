@@ -11,6 +11,9 @@ from __future__ import annotations
 CANCER_DRUG_PREFIXES = ("ATC|L01", "ATC|L02", "regimen|")
 #: the flag ingestion gives a treatment a note says was never begun ("Durvalumab has NOT been started")
 NEVER_STARTED = "never-started"
+#: Care the record judges the patient not a candidate for ("not a candidate for hepatic resection"): the
+#: option is closed, not merely not yet taken
+RULED_OUT = "ruled-out"
 
 #: SNOMED CT procedures that treat a cancer: code → short name (what it is, not a synonym list).
 CANCER_PROCEDURES = {

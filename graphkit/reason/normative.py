@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import networkx as nx
 
@@ -616,13 +616,35 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     statuses = {v.path: per_path[v.path][1] for v in followed}
     if any(x.when.prior_step in given for v in followed for sid in v.steps for x in spec.step(sid).not_indicated):
         statuses = {v.path: path_statuses(spec, v, state, per_path[v.path][0], at, given) for v in followed}
-    res.items = merge_items(spec, followed, statuses)
+    res.items = close_ruled_out(spec, merge_items(spec, followed, statuses), state)
     by_id = {p.id: p for p in paths}
     for item in res.items:
         item.conditions = step_conditions(spec, [by_id[v.path] for v in followed], item.step, state)
     res.items += off
     res.missing_info = missing_info(spec, followed, state, res.items)
     return res
+
+
+def close_ruled_out(spec: GuidelineSpec, items: list[CareItem], state: PatientState) -> list[CareItem]:
+    """Options the record judges the patient unfit for ("Not a candidate for hepatic resection": the
+    state's ``ruled_out`` facts, flagged at ingestion) are closed — not applicable, with the record's words
+    as the reason — while another option of the same choice stays open. O(items × ruled-out facts)."""
+    def ruled(item: CareItem) -> Fact | None:
+        st = spec.step(item.step)
+        codes, cats = _code_keys(st)
+        return next((f for f in state.ruled_out if f.kind in REALIZERS.get(st.kind, frozenset())
+                     and _fact_matches(f, codes, cats)), None)
+
+    closed = {i.step: f for i in items if i.status == "option" and (f := ruled(i)) is not None}
+    out = []
+    for i in items:
+        f = closed.get(i.step)
+        if f is not None and any(o.status == "option" and o.option_of == i.option_of and o.step not in closed
+                                 for o in items):
+            i = replace(i, status="not-applicable", reason=f"ruled out in the record: {f.text}",
+                        evidence=[f.id], option_of=None)
+        out.append(i)
+    return out
 
 
 def merge_items(spec: GuidelineSpec, followed: list[PathVerdict], statuses: dict[str, dict[str, CareItem]]) -> list[CareItem]:

@@ -26,7 +26,7 @@ from collections import defaultdict
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
-from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, NEVER_STARTED, is_cancer_treatment
+from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, NEVER_STARTED, RULED_OUT, is_cancer_treatment
 from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, mmr_loss_wins, parse_tnm,
                                       results_pending, stage_rank)
 from graphkit.state.model import (CancerFact, Evidence, Fact, Issue, MarkerFact, PatientState, PerformanceFact,
@@ -295,6 +295,8 @@ def build_state(patient: str, facts: list[Fact], at: dt.date | None = None) -> P
     """The patient's state at ``at`` (today's record when None). Pure; O(n log n) for n facts."""
     happened, planned = own_facts(facts, at)
     state = PatientState(patient, _iso(at), facts=happened)
+    state.ruled_out = [f for f in facts if RULED_OUT in f.flags and f.context != "family"
+                       and (at is None or f.date is None or f.date <= at)]
     state.cancers = cancers_of(happened)
     current = [c for c in state.cancers if not c.past]
     groups = sorted({site_group(c.site) for c in current if site_group(c.site)})

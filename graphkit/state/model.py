@@ -126,6 +126,7 @@ class PatientState:
     progression: list[str] = field(default_factory=list)  # days progression or recurrence was documented
     issues: list[Issue] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list, repr=False)  # every own, happened fact up to `at`
+    ruled_out: list[Fact] = field(default_factory=list, repr=False)  # care judged unfit for, up to `at`
 
     @property
     def sites(self) -> list[str]:
@@ -139,6 +140,7 @@ class PatientState:
     def as_dict(self) -> dict:
         d = asdict(self)
         d.pop("facts")
+        d.pop("ruled_out")
         return d
 
     def to_json(self) -> str:

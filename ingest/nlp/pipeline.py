@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import imaging_regions, site_group, site_of
-from graphkit.clinical.treatments import NEVER_STARTED, is_systemic_class
+from graphkit.clinical.treatments import NEVER_STARTED, RULED_OUT, is_systemic_class
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
     marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only, results_pending)
@@ -974,6 +974,29 @@ def _plan_chains(text: str, mentions: list[Mention]) -> list[Mention]:
     return out
 
 
+# "Not a candidate for hepatic resection/ablation", "SBRT not feasible": the patient is judged unfit for the
+# care, which is more than its not having happened yet
+_INELIGIBLE = re.compile(r"\b(?:not\s+(?:a\s+)?candidate|not\s+(?:technically\s+)?feasible|infeasible|not\s+suitable|"
+                         r"unsuitable|unfit|ineligible|not\s+eligible|contraindicated|not\s+amenable)\b", re.I)
+# "We discussed adjuvant chemotherapy: for low-risk stage III, 3 months of CAPOX (capecitabine + oxaliplatin)":
+# what a discussion's colon opens is its content
+# ("Discussed with Dr Lee: switched to apixaban" reports a decision: a discussion *with* someone is no topic)
+_DISCUSSED_COLON = re.compile(r"^\W*(?:(?:we|i)\s+(?:have\s+)?)?(?:discussed|talked\s+(?:about|through)|explained|"
+                              r"went\s+through|counsell?ed\s+(?:on|about|re))\b(?!\s+with\b)[^:.;\n]{0,60}:", re.I)
+
+
+def discussed_content(text: str, row: list[Mention]) -> list[Mention]:
+    """Care named after the colon of "We discussed X: ..." with no cue of its own is an option talked
+    about, not care given. Pure. O(mentions)."""
+    m0 = _DISCUSSED_COLON.match(text)
+    if not m0:
+        return row
+    return [replace(m, assertion="possible", cue="discussed (its content)")
+            if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None
+            and m.start >= m0.end() else m
+            for m in row]
+
+
 _FIRST_GIVEN = re.compile(r"\b(?:C1\s*D1|C1|cycle\s*(?:1|one)(?:\s*,?\s*day\s*1)?|first\s+(?:cycle|dose|infusion|"
                           r"fraction))\b[^.;]{0,30}?\b(?:given|administered|infused|started|commenced|delivered)\b",
                           re.I)
@@ -1018,7 +1041,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 for i, (text, ms) in enumerate(zip(texts, mentions))]
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
-    rows = first_cycle_given(texts, rows)
+    rows = first_cycle_given(texts, [discussed_content(t, ms) for t, ms in zip(texts, rows)])
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
     own = [m for _, ms in current for m in ms if m.assertion in ("present", "historical")]
     def sites_of(ms: list[Mention]) -> list[str]:
@@ -1096,6 +1119,8 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 m = replace(m, detail={**m.detail, "site": group_site})  # the stage of the note's cancer
             if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _NOT_BEGUN.search(m.cue or ""):
                 m = replace(m, flags=m.flags + (NEVER_STARTED,))  # the state reads it against earlier bookings
+            if m.kind in ("Medication", "Procedure") and m.assertion == "negated" and _INELIGIBLE.search(m.cue or ""):
+                m = replace(m, flags=m.flags + (RULED_OUT,))  # the reasoning closes that option
             row.append(m)
         out.append(for_condition(text, for_cancer(same_course(joined_drugs(text, one_regimen(text, after_unfinished(
             text, appositions(text, row))))))))
