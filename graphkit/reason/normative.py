@@ -298,13 +298,25 @@ def regimen_components(spec: GuidelineSpec, matches: dict[str, dict[str, Match]]
     for x in matches.values():
         for sid, m in x.items():
             named = {f"{c.system}|{c.code}" for c in spec.step(sid).codes if c.system == "regimen"}
-            facts = [by_id[f] for f in m.facts if f in by_id]
-            drugs = {a for f in facts if named & set(f.codes)
-                     for a in f.ancestors if a.startswith("ATC|") and len(a) == 11}
-            days = [f.date for f in facts if f.date]
-            if drugs and days:
-                out.append((drugs, min(days), max(days)))
+            span = regimen_span([by_id[f] for f in m.facts if f in by_id], lambda f: bool(named & set(f.codes)))
+            if span:
+                out.append(span)
     return out
+
+
+def _substances(codes) -> set[str]:
+    """The WHO ATC substances (level 5, "ATC|L01BC06") among ``codes``."""
+    return {c for c in codes if c.startswith("ATC|") and len(c) == 11}
+
+
+def regimen_span(facts: list[Fact], is_regimen, tail_days: int = 0) -> tuple[set[str], dt.date, dt.date] | None:
+    """(the ATC substances of the ``facts`` that ``is_regimen``, their first day, their last day plus
+    ``tail_days``), or None without a dated regimen. O(facts)."""
+    drugs = {a for f in facts if is_regimen(f) for a in _substances(f.ancestors)}
+    days = [f.date for f in facts if f.date]
+    if not (drugs and days):
+        return None
+    return drugs, min(days), max(days) + dt.timedelta(days=tail_days)
 
 
 #: Days a regimen's oral drug runs past its last cycle's day (capecitabine days 1-14 of a 21-day CAPOX cycle)
@@ -317,7 +329,7 @@ def _component_given(f: Fact, components) -> bool:
     (trastuzumab beside "TC" is not: TC has no trastuzumab)."""
     if f.kind != "Medication":
         return False
-    own = {c for c in f.codes + f.ancestors if c.startswith("ATC|") and len(c) == 11}
+    own = _substances(f.codes + f.ancestors)
     return any(own & drugs and (f.date is None or lo <= f.date <= hi) for drugs, lo, hi in components)
 
 
@@ -783,11 +795,10 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
                         reason=why[0] if why else "no path this patient is eligible for contains this step")
         out.append(item)
         used |= {f.id for f in facts}  # one deviation per fact: of its most specific steps, the first in guideline order
-        drugs = {a for f in facts if any(c.startswith("regimen|") for c in f.codes)
-                 for a in f.ancestors if a.startswith("ATC|") and len(a) == 11}
-        days = [f.date for f in facts if f.date]
-        if drugs and days:  # (an oral drug of the regimen runs on to its last cycle's end)
-            own_regimens.append((drugs, min(days), max(days) + dt.timedelta(days=REGIMEN_TAIL_DAYS)))
+        # (an oral drug of the regimen runs on to its last cycle's end)
+        span = regimen_span(facts, lambda f: any(c.startswith("regimen|") for c in f.codes), REGIMEN_TAIL_DAYS)
+        if span:
+            own_regimens.append(span)
     return out + assessments_of_deviations(spec, on_paths, out, candidates)
 
 
