@@ -1374,3 +1374,43 @@ def test_a_discussion_s_content_and_care_the_patient_is_judged_unfit_for(nlp):
     sents = ["Not a candidate for hepatic resection.", "Adjuvant chemotherapy not given yet."]
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
     assert [RULED_OUT in m.flags for r in rows for m in r if m.kind == "Procedure"] == [True, False]
+
+
+def test_asides_in_brackets_later_care_scans_named_in_romance_languages_and_who_requested_a_report(nlp):
+    from datetime import date
+
+    from ingest.nlp import when
+    a = lambda s, w: _assertion(nlp, s, w)  # noqa: E731
+    # a bracketed aside counts as one word between care and its denial
+    assert a("Annual mammogram (1st post-treatment) scheduled 10/07/2024 at 09:40: NOT PERFORMED.",
+             "mammogram") == "negated"
+    # what a finding does not look like; care called later is to come, an event some time later is not
+    assert a("Flow cytometry sent as appearances atypical for carcinoma.", "carcinoma") == "negated"
+    assert a("ER/PR not reported. Will influence later endocrine therapy - chase again.", "endocrine therapy") == "planned"
+    assert a("3 months later CT showed new nodules.", "CT") == "present"
+    # "TC tórax": the Spanish CT, not the docetaxel-cyclophosphamide regimen, which stays a regimen
+    said = {t: k for t, k, _, _ in _one(nlp, "TC tórax y abdomen superior con contraste.")}
+    assert said.get("TC") == "Test"
+    assert {t: k for t, k, _, _ in _one(nlp, "Adjuvant TC x4 completed.")}.get("TC x4") == "Medication"
+    # a report's header names who asked for the study; an order placed today is still a plan
+    assert a("CT CHEST W/ IV CONTRAST (requested by cardiology after an incidental finding)",
+             "CT CHEST W/ IV CONTRAST") == "present"
+    assert a("CT chest requested today.", "CT chest") == "planned"
+    # a cycle line whose first day has a year and the rest not; "given" between a cycle and its day
+    assert when.cycle_period("(C1 given 17/02/25, C2 10/03, C3 31/03)", True, date(2025, 4, 21)) == (
+        date(2025, 2, 17), date(2025, 3, 31))
+
+
+def test_a_bare_primary_beside_a_neoplasm_of_another_kind_is_that_neoplasm(nlp):
+    from ingest.nlp.oncology import site_mentions
+    # where a cancer spread is not its primary site; a tumour named in an organ still is
+    assert not site_mentions("Lungs: 3 solid nodules (RLL 14 mm, LUL 9 mm), suspicious for metastases.")
+    assert site_mentions("Primary: hepatic flexure mass ~5 cm.")["colon"] == 2
+    sents = ["Primary breast DLBCL (non-GCB).", "CNS-IPI low but breast primary -> discuss CNS prophylaxis."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    dlbcl = next(m for m in rows[0] if m.kind == "Cancer")
+    primary = next(m for m in rows[1] if m.kind == "Cancer")
+    assert primary.concepts == dlbcl.concepts and primary.detail.get("site") is None
+    sents = ["RUL adenocarcinoma, 3 cm.", "The RUL primary is PET avid."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
+    assert next(m for m in rows[1] if m.kind == "Cancer").detail["histology"] == "adenocarcinoma"

@@ -453,7 +453,30 @@ def test_restaging_after_first_line_immunotherapy_is_no_sign_the_kras_inhibitor_
              ancestors=("ATC|L01FF02", "ATC|L01FF", "ATC|L01F", "ATC|L01"))]
     res = assess(spec, paths, build_state("p", facts, D("2024-06-01")), D("2024-06-01"), codes)
     assert "pembrolizumab-monotherapy" in [i.step for i in res.items if i.status == "done"]
-    assert "kras-g12c-inhibitor" not in [i.step for i in res.items if i.status in ("missing", "overdue")]
+    assert "kras-g12c-inhibitor" not in [i.step for i in res.items if i.status in ("missing", "overdue", "due")]
+    # the second line the team plans after the first began is the branch taken; an option named before it
+    # began is not
+    for day, moved in (("2024-05-20", True), ("2024-02-28", False)):
+        plan = fact(30, "Medication", "sotorasib", day, assertion="planned", codes=("RxNorm|2550714",),
+                    ancestors=("ATC|L01XX73", "ATC|L01XX", "ATC|L01X", "ATC|L01"))
+        res = assess(spec, paths, build_state("p", facts + [plan], D("2024-06-01")), D("2024-06-01"), codes)
+        assert ("kras-g12c-inhibitor" in [i.step for i in res.items if i.status in ("due", "overdue")]) is moved
+
+
+def test_a_group_written_beside_a_tnm_without_m_is_the_day_s_stage():
+    from graphkit.state.build import stage_of
+    facts = [fact(1, "Stage", "cT3 N1", "2025-03-17", values=("cT3N1",),
+                  detail={"basis": "clinical", "t": "T3", "n": "N1", "derived_group": "IIIB", "site": "colorectal"}),
+             fact(2, "Stage", "stage IVA", "2025-03-17", values=("IVA",), detail={"site": "colorectal"})]
+    stage, history, issues = stage_of(facts, "colorectal")
+    assert stage.group == "IVA" and stage.basis == "clinical" and len(history) == 1 and not issues
+    full = [fact(1, "Stage", "cT3 N1 M0", "2025-03-17", values=("cT3N1M0",), detail={
+        "basis": "clinical", "t": "T3", "n": "N1", "m": "M0", "derived_group": "IIIB", "site": "colorectal"}), facts[1]]
+    assert stage_of(full, "colorectal")[2]  # a full TNM that says otherwise is a conflict, as before
+    coarse = [fact(1, "Stage", "cT3N3M0", "2024-12-05", values=("cT3N3M0",), detail={
+        "basis": "clinical", "t": "T3", "n": "N3", "m": "M0", "derived_group": "IIIC", "site": "lung"}),
+              fact(2, "Stage", "unresectable stage III", "2024-12-05", values=("III",), detail={"site": "lung"})]
+    assert stage_of(coarse, "lung")[0].group == "IIIC"  # the TNM refines the group written beside it
 
 
 def test_a_cancer_of_another_organ_never_takes_the_patients_lung_site():

@@ -76,6 +76,12 @@ def _fact_matches(f: Fact, codes: set[str], cats: set[str]) -> bool:
         k.startswith("ICD-10-CM|") and k.split("|", 1)[1][:3] in cats for k in keys))
 
 
+def is_planned(step: Step, planned) -> bool:
+    """Does the record plan this step's care (a planned treatment of the state carrying one of its codes)?"""
+    codes, cats = _code_keys(step)
+    return any(_fact_matches(t, codes, cats) for t in planned)
+
+
 def specificity(f: Fact, step: Step) -> int:
     """2 when the fact carries one of the step's own codes (the drug itself), 1 when it reaches them
     only through an ancestor (its class), 0 otherwise: durvalumab is evidence for "durvalumab
@@ -499,6 +505,28 @@ def prefer_continuation(spec: GuidelineSpec, paths: list[PathVerdict], matches: 
     return keep
 
 
+def to_planned_care(spec: GuidelineSpec, eligible: list[PathVerdict], followed: list[PathVerdict],
+                    matches: dict[str, dict[str, Match]], state: PatientState) -> list[PathVerdict]:
+    """"Liver mets NOW RESECTABLE - plan 2 more cycles then colectomy + partial hepatectomy": where a
+    treatment goes on either to monitoring (a FollowUp) or to further treatment, care of the other branch
+    that the record plans after that treatment began moves the patient there, even when a response scan
+    was done on the way: the team has chosen the branch. (A plan written before the treatment began is
+    an earlier option, not this choice.) O(paths² × steps × planned)."""
+    def to_planned(f: PathVerdict, k: int) -> list[PathVerdict]:
+        anchor, step = f.steps[k - 1], f.steps[k]
+        begun = matches[f.path].get(anchor)
+        if spec.step(step).kind != "FollowUp" or spec.step(anchor).kind != "Treatment" or not (begun and begun.date):
+            return []
+        # (care of a step already on the way is that care going on: "2 more cycles" of chemotherapy planned)
+        later = [t for t in state.planned if t.first and dt.date.fromisoformat(t.first) > begun.date
+                 and not any(is_planned(spec.step(s), (t,)) for s in f.steps[:k])]
+        return [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
+                and spec.step(g.steps[k]).kind == "Treatment" and g.steps[k] not in matches[g.path]
+                and is_planned(spec.step(g.steps[k]), later)]
+
+    return _switch_branch(followed, to_planned)
+
+
 def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed: list[PathVerdict],
                       matches: dict[str, dict[str, Match]], state: PatientState) -> list[PathVerdict]:
     """"CT 4/22/25: new liver lesions => PROGRESSION" on first-line osimertinib: where a treatment goes
@@ -621,6 +649,7 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     path_matches = {v.path: per_path[v.path][0] for v in verdicts}
     followed = prefer_continuation(spec, [v for v in verdicts if rank(v) == best], path_matches)
     followed = after_progression(spec, verdicts, followed, path_matches, state)
+    followed = to_planned_care(spec, verdicts, followed, path_matches, state)
     res.followed_paths = [v.path for v in followed]
     res.checks = list({(c.fact, c.required): c for v in followed for c in v.checks}.values())
     off = deviations(spec, followed, {v.path: per_path[v.path][0] for v in followed}, candidates, state, violated)

@@ -141,6 +141,7 @@ def stage_of(facts: list[Fact], site: str | None) -> tuple[StageFact | None, lis
                                                     "kept as text, not used", (evidence(f),)))
             continue
         by_day[(f.date, _stage_parts(f)[2])].append(f)
+    by_day = _basis_of_the_day(by_day)
     history: list[StageFact] = []
     for (day, basis), fs in sorted(by_day.items(), key=lambda kv: (kv[0][0] or dt.date.min, _BASIS_RANK[kv[0][1]])):
         groups = {g for g, _, _, _ in map(_stage_parts, fs) if g}
@@ -153,11 +154,17 @@ def stage_of(facts: list[Fact], site: str | None) -> tuple[StageFact | None, lis
         tnm = Tnm(prefix or "", t, n, m) if (t or n or m) else None
         # a group the clinician wrote is the day's stage when a TNM of that day agrees with it ("cT2N0 / IIA
         # is superseded: cT2 cN3 M0, stage IIIC" is IIIC); written beside TNM that all say otherwise, a conflict
-        derived_groups = {d for g, _, _, d in map(_stage_parts, fs) if d and not g}
+        # (a group derived from a TNM that states no M read it as M0: a group written beside it may know
+        # the M, "cT3 N1 with liver mets - M1a, stage IVA", so only a full TNM contests it)
+        all_derived = {d for g, _, _, d in map(_stage_parts, fs) if d and not g}
+        derived_groups = {d for g, tnm, _, d in map(_stage_parts, fs) if d and not g and tnm and tnm.m}
         if groups:
             stated = _most_specific(groups)
             agree = any(len(_most_specific({d, g})) == 1 for d in derived_groups for g in stated)
             groups = stated if agree or not derived_groups else _most_specific(stated | derived_groups)
+            # a TNM that refines the group written beside it ("unresectable stage III", cT3N3M0) gives the finer one
+            finer = _most_specific(groups | {d for d in all_derived if len(_most_specific({d} | groups)) == 1})
+            groups = finer if len(groups) == 1 and len(finer) == 1 else groups
         if len(groups) > 1:
             issues.append(Issue("conflict", "stage", f"different stage groups stated on {_iso(day)}: "
                                                      f"{', '.join(sorted(groups, key=stage_rank))}; not used",
@@ -178,6 +185,18 @@ def stage_of(facts: list[Fact], site: str | None) -> tuple[StageFact | None, lis
         history.append(fact)
     with_group = [s for s in history if s.group]
     return (with_group[-1] if with_group else (history[-1] if history else None)), history, issues
+
+
+def _basis_of_the_day(by_day: dict[tuple, list[Fact]]) -> dict[tuple, list[Fact]]:
+    """A group written without "c" or "p" on a day whose TNM has one basis is that TNM's group ("pT2 pN1a -
+    stage IIB", "cT3 N1 ... M1a, stage IVA"): it joins that day's basis rather than standing apart. O(n)."""
+    out = {k: list(v) for k, v in by_day.items() if k[1] is not None}
+    for (day, basis), fs in by_day.items():
+        if basis is not None:
+            continue
+        bases = [b for d, b in out if d == day]
+        out.setdefault((day, bases[0] if len(bases) == 1 else None), []).extend(fs)
+    return out
 
 
 def _most_specific(groups: set[str]) -> set[str]:

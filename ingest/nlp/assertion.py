@@ -307,10 +307,20 @@ def context_rules():
                         # "DPYD must be back before any fluoropyrimidine"
                         "before any", "prior to any", "before giving", "prior to giving",
                         "additional cycles of", "more cycles", "further cycles")]
+    # "Will influence later endocrine therapy (tamoxifen)", "for later surgery": care called later is to
+    # come (not "3 months later CT showed", a time after an event; not "was later started on")
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=1, allowed_types=set(CARE),
+                          on_modifies=lambda target, modifier, between: target.start == modifier.end
+                          and not _after_a_time(modifier))
+              for c in ("later", "future")]
     # "my recommendation is surgery first, then 12 weeks of paclitaxel with trastuzumab": the whole chain
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
               for c in ("my recommendation is", "our recommendation is", "recommendation is", "the plan is",
                         "plan is", "my recommendation would be", "our recommendation would be", "rec is")]
+    # "appearances atypical for carcinoma": what a finding does not look like is not found (as "not
+    # typical of", which medspaCy's "not" already denies)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=4, allowed_types={"Cancer", "Problem"})
+              for c in ("atypical for", "atypical of", "uncharacteristic of", "uncharacteristic for")]
     # "phoned to cancel restaging CT and durvalumab C1": not done; "Rebooked CT 3/3 & durva 3/10": to come
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
               for c in ("cancel", "to cancel", "cancelling", "canceling")]
@@ -890,8 +900,11 @@ def context_rules():
     # scope 10: "Biomarker testing (EGFR/ALK/PD-L1) not indicated" – a parenthesized list of targets between
     # (backward, not over a comma outside brackets: "26 Gy in 5 fractions daily, 07/04/2025 - 11/04/2025, 6MV,
     # DIBH not required" denies the breath-hold, not the radiotherapy)
-    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10, allowed_types=set(CARE),
-                          on_modifies=_both(_no_bare_comma_back, _both(_both(inside_parenthesis, same_clause), no_arrow)))
+    # (a bracketed aside counts as one word: "Annual mammogram (1st post-treatment) scheduled 10/07/2024 at
+    # 09:40: NOT PERFORMED")
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=20, allowed_types=set(CARE),
+                          on_modifies=_both(_words_apart(10), _both(_no_bare_comma_back, _both(_both(
+                              inside_parenthesis, same_clause), no_arrow))))
               for c in ("declined", "declines", "declines for now", "refused", "deferred", "not indicated", "not needed", "not performed", "not repeated",
                         "was not performed", "not done", "not given", "was not given", "not required",
                         "not recommended", "not appropriate", "not suitable", "inappropriate", "not sent",
@@ -981,8 +994,10 @@ def context_rules():
               for c in ("should", "should be", "should start", "should begin", "should ideally", "ought to",
                         "needs to", "need to", "must")]
     # "Surveillance chest CT at 6 months to be arranged", "CT thorax requested today": ordered, not yet done
+    # (not "CT CHEST W/ IV CONTRAST (requested by cardiology after ...)": a report's header names who asked)
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8, allowed_types=set(CARE),
-                          on_modifies=_both(same_clause, _no_result_after))
+                          on_modifies=_both(_both(same_clause, _no_result_after),
+                                            lambda target, modifier, between: not _names_requester(modifier)))
               for c in ("to be arranged", "to be booked", "to be scheduled", "to be requested", "to be organised",
                         "to be organized", "to be ordered", "requested",
                         "requested today", "was requested", "has been requested", "have been requested",
@@ -1775,6 +1790,39 @@ def relative_not_a_party(target, modifier, span_between) -> bool:
     sent_start = doc[start].sent.start if doc.has_annotation("SENT_START") else max(0, start - 12)
     before = doc[max(sent_start, start - 12):start].text
     return not _PARTY_BEFORE.search(before)
+
+
+def _names_requester(modifier) -> bool:
+    """"(requested by cardiology)": a bracket that names who asked for the care it follows, not an order."""
+    doc = modifier.doc
+    return 0 < modifier.start and doc[modifier.start - 1].text == "(" and modifier.end < len(doc) and \
+        doc[modifier.end].lower_ == "by"
+
+
+_TIME_UNIT = re.compile(r"^(?:\d+|days?|weeks?|wks?|months?|mos?|years?|yrs?|y|hours?|hrs?|shortly|much|soon|and)$", re.I)
+
+
+def _after_a_time(modifier) -> bool:
+    """"3 months later", "shortly later": "later" after a span of time dates an event, it does not plan it."""
+    return modifier.start > 0 and bool(_TIME_UNIT.match(modifier.doc[modifier.start - 1].text))
+
+
+def _words_apart(limit: int):
+    """An ``on_modifies`` check: the target within ``limit`` words of its cue, as medspaCy's ``max_scope``
+    counts them, but the care's own bracketed aside right after its name counting as one word ("Annual
+    mammogram (1st post-treatment) scheduled 10/07/2024 at 09:40: NOT PERFORMED")."""
+    def check(target, modifier, span_between) -> bool:
+        if span_between is None:
+            return True
+        doc = target.doc
+        lo, hi = (target.end, modifier.start) if target.start < modifier.start else (modifier.end, target.start)
+        words = max(0, hi - lo)
+        if target.start < modifier.start and lo < hi and doc[lo].text == "(":
+            close = next((t.i for t in doc[lo:hi] if t.text == ")"), None)
+            if close is not None:
+                words -= close - lo
+        return words < limit  # (medspaCy: a target reaching into the scope by one token is in it)
+    return check
 
 
 def _both(a, b):

@@ -266,6 +266,9 @@ _NORMAL = re.compile(r"\b(?:unremarkable|normal|(?-i:NAD)\b|no\s+abnormalit(?:y|
 _TUMOUR = re.compile(r"\b(?:mass|tumou?r|lesion|cancer|carcinoma|adenocarcinoma|adenoca|malignan\w*|ca)\b", re.I)
 
 
+_SPREAD = re.compile(r"\b(?:metastas[ie]s|metastatic\s+(?:deposits?|disease|nodules?)|mets|secondar(?:y|ies)|deposits)\b", re.I)
+
+
 def site_mentions(text: str) -> Counter:
     """Canonical sites named in a sentence (for the note's site): none from a sentence that reports a
     normal organ ("colon to cecum otherwise unremarkable"), twice from one that names a tumour in it
@@ -276,6 +279,8 @@ def site_mentions(text: str) -> Counter:
     if _NORMAL.search(text):
         return Counter()
     tumour = bool(_TUMOUR.search(text))
+    if not tumour and _SPREAD.search(text):
+        return Counter()  # "Lungs: 3 nodules (RLL, LUL, LLL), suspicious for metastases": where it spread, not its primary
     weight = 2 if tumour else 1
     # another organ counts only beside a tumour word: "thyroid function", "bladder scan" say nothing of the cancer
     out = Counter({k: v * weight for k, v in Counter(h.name for h in _hits(_SITE_RX, _SITE_NAMES_LIST, "s", text)).items()

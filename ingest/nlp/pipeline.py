@@ -488,6 +488,41 @@ def room_air(text: str, m) -> bool:
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
 
 
+# "TC tórax y abdomen", "TAC de cráneo", "TC torace": the Romance languages' CT (tomografía / tomografia
+# computarizada), never the docetaxel-cyclophosphamide regimen, when a body region or contrast follows
+_SCAN_REGION_AFTER = re.compile(r"\s+(?:(?:de|del|di|do|da|dos|des)\s+)?(?:t[oó]rax|thorax|torace|t[oó]raco\w*|"
+                                r"abd[oó]m\w*|addome|cr[aâá]n\w*|cerebral|enc[eé]falo|pelvis|pelve|bacino|cuello|collo|"
+                                r"pesco[cç]o|cabe[cç]a|cabeza|body|corps|t[eê]te|tap\b|con\s+contraste|com\s+contraste|"
+                                r"con\s+mdc|sin\s+contraste|sem\s+contraste)", re.I)
+_SCAN_ACRONYMS = frozenset({"TC", "TAC"})
+
+
+def scan_acronym(text: str, m) -> bool:
+    """"TC tórax y abdomen superior con contraste": a computed tomography, not a regimen."""
+    return m.kind == "Medication" and text[m.start:m.end] in _SCAN_ACRONYMS and bool(_SCAN_REGION_AFTER.match(text, m.end))
+
+
+def _ct_concepts(lexicon: Lexicon) -> tuple[Concept, ...]:
+    return tuple(c for c in lexicon.lookup("CT") if c.kind == "Test")[:3]
+
+
+def _primary_named(primary: Mention, own: list[Mention]) -> Mention | None:
+    """The cancer a bare "<site> primary" is: the note's cancer of that site with a histology ("the LUL
+    primary" of a lung adenocarcinoma), else the one neoplasm of another kind the note names, which has no
+    site of its own ("Primary breast DLBCL ... CNS-IPI low but breast primary": the lymphoma's site)."""
+    site = primary.detail.get("site")
+    same = next((c for c in own if c.kind == "Cancer" and c.detail.get("site") == site
+                 and c.detail.get("histology") not in (None, "cancer") and c.concepts), None)
+    if same is not None:
+        return same
+    sited = [c for c in own if c.kind == "Cancer" and c is not primary and c.detail.get("site")]
+    other = {c.concepts[:1] for c in own if c.kind == "Cancer" and c.assertion == "present" and c.concepts
+             and not c.detail.get("histology") and not c.detail.get("site")}
+    if sited or len(other) != 1:
+        return None
+    return next(c for c in own if c.kind == "Cancer" and c.concepts[:1] == next(iter(other)))
+
+
 def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     """Every mention of one sentence, before assertion. Biomarker and stage statements and composed
     cancers win over the terminology matches they overlap; terminology matches among themselves by
@@ -564,6 +599,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m)]
     terms = [replace(m, kind="Test", concepts=()) if analyte_value(text, m) else m for m in terms]
+    terms = [replace(m, kind="Test", concepts=_ct_concepts(lexicon)) if scan_acronym(text, m) else m for m in terms]
     terms = [replace(m, kind="Problem", concepts=(), end=m.end + len(syn.group(0)))
              if (syn := named_syndrome(text, m)) else m for m in terms]
     repairs = _spelling_repairs(text, lexicon, special + [(m.start, m.end) for m in terms] + [(f.start, f.end) for f in found])
@@ -1093,10 +1129,10 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                 m = replace(m, concepts=concepts, detail={**m.detail, "site": own_site, "site_from": "note"}
                             if own_site else m.detail)
             elif m.kind == "Cancer" and m.detail.get("histology") == "cancer" and _PRIMARY.search(m.text) and (
-                    named := next((c for c in own if c.kind == "Cancer" and c.detail.get("site") == m.detail.get("site")
-                                   and c.detail.get("histology") not in (None, "cancer") and c.concepts), None)):
+                    named := _primary_named(m, own)):
                 # "the LUL primary" is the tumour the note names: its histology's code, not a generic lung cancer
-                m = replace(m, concepts=named.concepts, detail={**m.detail, "histology": named.detail["histology"]})
+                m = replace(m, concepts=named.concepts, detail={**m.detail, "histology": named.detail.get("histology"),
+                                                                "site": named.detail.get("site")})
             elif m.kind == "Stage" and group_site and m.value and STAGE_GROUP.match(m.value) and \
                     not group_exists(group_site, m.value):
                 m = replace(m, value="invalid", values=("invalid",),

@@ -212,11 +212,12 @@ def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date
 
 #: the first cycle or day of a course ("C1", "C1D1", "cycle 1", "D1"), not a range of days ("D1-14")
 FIRST_CYCLE = re.compile(r"\b(?:C1|C1D1|cycle\s*(?:1|one)|D1|day\s*1)\b(?!\s*[-–]\s*\d)", re.I)
-_CYCLE_DAY = re.compile(rf"\b(?:C|cycle\s*)(?P<n>\d{{1,2}})(?:D1)?\s*[:=-]?\s*(?P<day>{_DAY})", re.I)
+# ("C1 given 17/02/25", "cycle 2 on 10/03"): a word for the cycle's giving may stand before its day
+_CYCLE_HEAD = r"\b(?:C|cycle\s*)(?P<n>\d{1,2})(?:D1)?(?:\s+(?:given|administered|started|begun|on))?\s*[:=-]?\s*"
+_CYCLE_DAY = re.compile(rf"{_CYCLE_HEAD}(?P<day>{_DAY})", re.I)
 
 
-_CYCLE_DAY_NO_YEAR = re.compile(r"\b(?:C|cycle\s*)(?P<n>\d{1,2})(?:D1)?\s*[:=-]?\s*(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/.]?\d)",
-                                re.I)
+_CYCLE_DAY_NO_YEAR = re.compile(rf"{_CYCLE_HEAD}(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}})(?![/.]?\d)", re.I)
 
 
 def _year_less(a: int, b: int, day_first: bool, note_day: date) -> date | None:
@@ -234,11 +235,13 @@ def cycle_period(text: str, day_first: bool = False, note_day: date | None = Non
     """"C1 3/17/25, C2 4/7/25, C3 4/28/25, C4 5/19/25": a line of dated cycles is the course's first and last
     day (at least two cycles, in order), or None; with ``note_day``, year-less cycle days ("(C1 21/10, C2
     18/11)") are read in the note's year. O(len(text))."""
-    days = [(int(m.group("n")), exact_day(m.group("day"), day_first)) for m in _CYCLE_DAY.finditer(text)]
-    if note_day is not None and not any(d for _, d in days):
-        days = [(int(m.group("n")), _year_less(int(m.group("a")), int(m.group("b")), day_first, note_day))
-                for m in _CYCLE_DAY_NO_YEAR.finditer(text)]
-    days = [(n, d) for n, d in days if d]
+    at = {m.start(): (int(m.group("n")), exact_day(m.group("day"), day_first)) for m in _CYCLE_DAY.finditer(text)}
+    if note_day is not None:  # "(C1 given 17/02/25, C2 10/03, C3 31/03)": the first day's year, the rest's not
+        for m in _CYCLE_DAY_NO_YEAR.finditer(text):
+            if not at.get(m.start(), (0, None))[1]:
+                at[m.start()] = (int(m.group("n")), _year_less(int(m.group("a")), int(m.group("b")), day_first,
+                                                                note_day))
+    days = [(n, d) for _, (n, d) in sorted(at.items()) if d]
     if len(days) < 2 or [n for n, _ in days] != sorted(n for n, _ in days) or days[0][1] > days[-1][1]:
         return None
     return days[0][1], days[-1][1]
