@@ -107,6 +107,12 @@ def test_a_sentence_that_dates_the_event_otherwise_does_not_support_the_claim():
     said = "Cisplatin/etoposide C1 10-03-2025 to C4 23-05-2025; thoracic RT 45 Gy BID concurrent with C2."
     assert dated_otherwise("Cisplatin (documented) from 2025-06-24", said)
     assert not dated_otherwise("Cisplatin (documented) from 2025-03-10", said)
+    # a day written without its year after a word that dates the event, read in the claim's year; a
+    # score's "8/8" is no day
+    assert dated_otherwise("Colon ca was first recorded on 2025-05-20", "Histology 26/5: adenocarcinoma.")
+    assert not dated_otherwise("Colon ca was first recorded on 2025-05-26", "Histology 26/5: adenocarcinoma.")
+    assert dated_otherwise("L WLE (documented) from 2023-08-01", "Results clinic (surgery 11.07.23: L WLE + SLNB)")
+    assert not dated_otherwise("ER positive as of 2025-05-20", "ER positive (Allred 8/8).")
 
 
 def test_a_cancer_claimed_as_spread_needs_a_sentence_that_says_it_spread():

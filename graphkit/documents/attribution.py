@@ -293,6 +293,8 @@ def dated_otherwise(claim: str, source: str) -> bool:
     order = when.date_order([source])
     readings = (order,) if order is not None else (False, True)  # a sentence alone may not say which comes first
     spans = [p for dmy in readings for p in when.periods(source, dmy)]
+    if " as of " not in claim:  # (a state "as of" a day holds after the report that gave it: dates of other events)
+        spans += [(d, d) for dmy in readings for d in when.days_without_year(source, day, dmy)]
     ranges = [r for dmy in readings for r in when.ranges(source, dmy)]
     if ranges and re.search(r"\) from\b", claim) and all(a + slack < day <= b + slack for a, b in ranges):
         return True  # "RT 25/11/2024 to 31/12/2024" for "RT (documented) from 2024-12-31": it began earlier

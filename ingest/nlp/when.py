@@ -247,6 +247,34 @@ def cycle_period(text: str, day_first: bool = False, note_day: date | None = Non
     return days[0][1], days[-1][1]
 
 
+# "reported 21/02", "Histology 26/5:", "from 19/08", "surgery 11.07.23": a day written without its year (or
+# with two digits, dotted) after a word that dates what it names
+_DAY_AFTER_WORD = re.compile(r"\b(?:reported|dated|on|from|since|until|histo(?:logy)?|path(?:ology)?|surgery|op|"
+                             r"bx|biopsy|ct|mri|pet(?:-ct)?|mammo(?:gram)?)\s*\(?\s*(?P<a>\d{1,2})(?P<s>[/.])"
+                             r"(?P<b>\d{1,2})(?:\.(?P<y>\d{2}))?(?![/.]?\d)", re.I)
+
+
+def days_without_year(text: str, near: date, day_first: bool = False) -> list[date]:
+    """Days ``text`` writes without their year after a word that dates an event ("Histo (core, reported
+    21/02)"), read in the year of ``near`` (the day they are compared with; the year before when that
+    would put them more than a month after it); a dotted two-digit year ("11.07.23") is day first, as
+    the dotted form always is. O(len(text))."""
+    out = []
+    for m in _DAY_AFTER_WORD.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        if m.group("y"):
+            if m.group("s") == "." and 1 <= b <= 12 and 1 <= a <= 31:
+                try:
+                    out.append(date(2000 + int(m.group("y")), b, a))
+                except ValueError:
+                    pass
+            continue
+        d = _year_less(a, b, day_first or m.group("s") == ".", near)
+        if d is not None:
+            out.append(d)
+    return out
+
+
 def has_date(text: str) -> bool:
     """Does a sentence write a date of its own?"""
     return bool(_DATED.search(text) or _DAY_RX.search(text))
