@@ -1799,7 +1799,7 @@ def _names_requester(modifier) -> bool:
         doc[modifier.end].lower_ == "by"
 
 
-_TIME_UNIT = re.compile(r"^(?:\d+|days?|weeks?|wks?|months?|mos?|years?|yrs?|y|hours?|hrs?|shortly|much|soon|and)$", re.I)
+_TIME_UNIT = re.compile(r"^(?:\d+|days?|weeks?|wks?|months?|mos?|years?|yrs?|y|hours?|hrs?|shortly|much|soon)$", re.I)
 
 
 def _after_a_time(modifier) -> bool:

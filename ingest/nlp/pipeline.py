@@ -516,11 +516,9 @@ def _primary_named(primary: Mention, own: list[Mention]) -> Mention | None:
     if same is not None:
         return same
     sited = [c for c in own if c.kind == "Cancer" and c is not primary and c.detail.get("site")]
-    other = {c.concepts[:1] for c in own if c.kind == "Cancer" and c.assertion == "present" and c.concepts
-             and not c.detail.get("histology") and not c.detail.get("site")}
-    if sited or len(other) != 1:
-        return None
-    return next(c for c in own if c.kind == "Cancer" and c.concepts[:1] == next(iter(other)))
+    other = [c for c in own if c.kind == "Cancer" and c.assertion == "present" and c.concepts
+             and not c.detail.get("histology") and not c.detail.get("site")]
+    return other[0] if not sited and len({c.concepts[:1] for c in other}) == 1 else None
 
 
 def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
