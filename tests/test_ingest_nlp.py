@@ -1414,3 +1414,26 @@ def test_a_bare_primary_beside_a_neoplasm_of_another_kind_is_that_neoplasm(nlp):
     sents = ["RUL adenocarcinoma, 3 cm.", "The RUL primary is PET avid."]
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None, None]))
     assert next(m for m in rows[1] if m.kind == "Cancer").detail["histology"] == "adenocarcinoma"
+
+
+def test_prescriptions_never_collected_a_course_s_planned_length_decisions_to_proceed_and_risk_statements(nlp):
+    from datetime import date
+
+    from ingest.nlp import when
+    a = lambda s, w: _assertion(nlp, s, w)  # noqa: E731
+    assert a("Letrozole: it turns out she never collected the prescription (Aug).", "Letrozole") == "negated"
+    # a course begun "planned 2 yrs" is under way; a course not begun, or timed after other care, is planned
+    assert a("Alectinib 600 mg BID started 8/19/25 per ALINA - planned 2 yrs.", "Alectinib 600 mg BID") == "present"
+    assert a("Letrozole planned for 5 years.", "Letrozole") == "planned"
+    assert a("Surgery planned 2 weeks after RT.", "Surgery") == "planned"
+    # a decision to go on to care; care done
+    assert a("C3 cancelled. Proceed directly to surgery; adjuvant alectinib afterwards.", "alectinib") == "planned"
+    assert a("Proceeded to surgery the following morning.", "surgery") == "present"
+    # care as the subject of a general risk statement; care the patient is on whose risk is named
+    assert a("IO before ALK TKI raises hepatotoxicity risk.", "ALK TKI") == "possible"
+    assert a("She is on letrozole, which raises her fracture risk.", "letrozole") == "present"
+    # MRI and CT in French, Spanish, Italian; a dotted day with a two-digit year (not a version number)
+    said = {t: k for t, k, _, _ in _one(nlp, "IRM pelvienne 18/03/2025: tumeur du moyen rectum.")}
+    assert said.get("IRM") == "Test"
+    assert when.exact_day("24.02.25", True) == date(2025, 2, 24)
+    assert not list(when.periods("PREDICT v2.1.25", False))

@@ -313,6 +313,17 @@ def context_rules():
                           on_modifies=lambda target, modifier, between: target.start == modifier.end
                           and not _after_a_time(modifier))
               for c in ("later", "future")]
+    # "IO before ALK TKI raises hepatotoxicity risk": care as the subject of a general risk statement is
+    # not care given
+    rules += [_limited(ConTextRule("raises_risk", "HYPOTHETICAL", direction="BACKWARD", max_scope=6,
+                                   allowed_types=set(CARE),
+                                   pattern=[{"LOWER": {"IN": ["raises", "increases", "raise", "increase", "carries"]}}]),
+                       lambda target, modifier, between: _risk_follows(modifier))]
+    # "Proceed directly to surgery; adjuvant alectinib afterwards": a decision to go on to care (not
+    # "proceeded to surgery", done)
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("proceed to", "proceed directly to", "proceed straight to", "proceed with", "to proceed to",
+                        "to proceed with", "will proceed to", "will proceed with")]
     # "my recommendation is surgery first, then 12 weeks of paclitaxel with trastuzumab": the whole chain
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None, allowed_types=set(CARE))
               for c in ("my recommendation is", "our recommendation is", "recommendation is", "the plan is",
@@ -423,7 +434,10 @@ def context_rules():
                         "never administered", "never pursued", "has not started", "have not started",
                         "not started", "has not picked up", "never picked up", "has not been started",
                         "have not been started", "not been started", "not yet started", "has not been given",
-                        "not been given", "never received a dose", "not yet received")]
+                        "not been given", "never received a dose", "not yet received",
+                        # a prescription never obtained: "Letrozole: she never collected the prescription"
+                        "never collected", "has not collected", "not collected", "never filled", "never dispensed",
+                        "never took")]
     # the same with the other verbs of beginning: "durvalumab NOT yet commenced", "never initiated", and a
     # prescription never written ("Osimertinib NOT prescribed", "was not prescribed": the auxiliary is part of
     # the cue, so medspaCy's forward "was not" cannot take the words and negate what follows instead)
@@ -1394,7 +1408,9 @@ def context_rules():
                         "to be managed with", "to be given", "to be offered", "to be started on", "to be started",
                         "to be commenced on", "to be done", "to be performed", "to be sent", "to be obtained", "will be done",
                         "will be performed", "will be sent")]
-    rules += [ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6)
+    # (not a course's planned length: "Alectinib 600 mg BID started 8/19/25 - planned 2 yrs")
+    rules += [_limited(ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6),
+                       lambda target, modifier, between: not _names_duration(modifier))
               for c in ("planned", "scheduled", "ordered",
                         # "incomplete response, TME advised": the recommendation, not the operation
                         "advised", "is advised", "was advised", "suggested", "proposed")]
@@ -1797,6 +1813,29 @@ def _names_requester(modifier) -> bool:
     doc = modifier.doc
     return 0 < modifier.start and doc[modifier.start - 1].text == "(" and modifier.end < len(doc) and \
         doc[modifier.end].lower_ == "by"
+
+
+_DURATION_AFTER = re.compile(r"^\s*(?:for\s+)?(?:a\s+)?(?:total\s+of\s+)?(?:\d+(?:\.\d+)?(?:\s*[-–]\s*\d+)?|one|two|three|five|ten)\s*-?\s*"
+                             r"(?:years?|yrs?|y|months?|mos?|weeks?|wks?)\b(?!\s*(?:after|before|post|from|following|pre)\b)",
+                             re.I)
+_BEGUN = re.compile(r"\b(?:started|began|begun|commenced|initiated)\b", re.I)
+
+
+def _names_duration(modifier) -> bool:
+    """"Alectinib started 8/19/25 - planned 2 yrs": the length a course begun is planned to run, not a plan
+    to begin it (not "Surgery planned 2 weeks after RT", nor a course not begun, "letrozole planned for 5 years")."""
+    doc = modifier.doc
+    return bool(_DURATION_AFTER.match(doc[modifier.end:min(len(doc), modifier.end + 8)].text)) and bool(
+        _BEGUN.search(modifier.sent.text if doc.has_annotation("SENT_START") else doc.text))
+
+
+def _risk_follows(modifier) -> bool:
+    """"raises hepatotoxicity risk", "increases the risk of": the verb states a risk (the word itself stays
+    free for the risk's own rule: the hepatotoxicity is possible)."""
+    doc = modifier.doc
+    if modifier.start > 0 and doc[modifier.start - 1].lower_ in ("which", "that", "this", "it"):
+        return False  # "She is on letrozole, which raises her fracture risk": the care is hers, the risk its own
+    return any(t.lower_ in ("risk", "risks") for t in doc[modifier.end:min(len(doc), modifier.end + 3)])
 
 
 _TIME_UNIT = re.compile(r"^(?:\d+|days?|weeks?|wks?|months?|mos?|years?|yrs?|y|hours?|hrs?|shortly|much|soon)$", re.I)

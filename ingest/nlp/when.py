@@ -25,6 +25,8 @@ _ORD = r"(?:st|nd|rd|th)?"
 # 2/5/24, 04.03.2025 (dotted: day first), 2024-02-05. The one reader of dates: sentences, clauses, starts
 _DAY = (rf"(?:(?<![\d.])\d{{1,2}}{_ORD}[\s-]{_MON},?[\s-]\d{{4}}|{_MON}\s+\d{{1,2}}{_ORD},?\s+\d{{4}}|"
         r"(?<![\d/.])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d|\.\d)|"
+        # "24.02.25" (German, Dutch, Scandinavian notes): dotted with a two-digit year, not a version "v2.1.25"
+        r"(?<![\w.])\d{1,2}\.\d{1,2}\.\d{2}(?!\d|\.\d)|"
         # "10-03-2025" (Dutch, German, Indian notes): read like the slashed form, by the note's order
         r"(?<![\d-])\d{1,2}-\d{1,2}-\d{4}(?![\d-])|"
         r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-]))")
@@ -147,9 +149,9 @@ def exact_day(text: str, day_first: bool = False) -> date | None:
             if day_first:
                 mo, da = da, mo
             return date(yr + 2000 if yr < 100 else yr, mo, da)
-        if re.fullmatch(r"\d{1,2}\.\d{1,2}\.\d{4}", t):
+        if re.fullmatch(r"\d{1,2}\.\d{1,2}\.(?:\d{4}|\d{2})", t):  # "24.02.25": dotted is day first
             da, mo, yr = (int(x) for x in t.split("."))
-            return date(yr, mo, da)
+            return date(yr + 2000 if yr < 100 else yr, mo, da)
         parts = re.sub(r"[,.-]", " ", t).split()
         if len(parts) != 3:
             return None
@@ -247,28 +249,20 @@ def cycle_period(text: str, day_first: bool = False, note_day: date | None = Non
     return days[0][1], days[-1][1]
 
 
-# "reported 21/02", "Histology 26/5:", "from 19/08", "surgery 11.07.23": a day written without its year (or
-# with two digits, dotted) after a word that dates what it names
+# "reported 21/02", "Histology 26/5:", "from 19/08": a day written without its year after a word that dates
+# what it names
 _DAY_AFTER_WORD = re.compile(r"\b(?:reported|dated|on|from|since|until|histo(?:logy)?|path(?:ology)?|surgery|op|"
                              r"bx|biopsy|ct|mri|pet(?:-ct)?|mammo(?:gram)?)\s*\(?\s*(?P<a>\d{1,2})(?P<s>[/.])"
-                             r"(?P<b>\d{1,2})(?:\.(?P<y>\d{2}))?(?![/.]?\d)", re.I)
+                             r"(?P<b>\d{1,2})(?![/.]?\d)", re.I)
 
 
 def days_without_year(text: str, near: date, day_first: bool = False) -> list[date]:
     """Days ``text`` writes without their year after a word that dates an event ("Histo (core, reported
     21/02)"), read in the year of ``near`` (the day they are compared with; the year before when that
-    would put them more than a month after it); a dotted two-digit year ("11.07.23") is day first, as
-    the dotted form always is. O(len(text))."""
+    would put them more than a month after it); dotted ones day first. O(len(text))."""
     out = []
     for m in _DAY_AFTER_WORD.finditer(text):
         a, b = int(m.group("a")), int(m.group("b"))
-        if m.group("y"):
-            if m.group("s") == "." and 1 <= b <= 12 and 1 <= a <= 31:
-                try:
-                    out.append(date(2000 + int(m.group("y")), b, a))
-                except ValueError:
-                    pass
-            continue
         d = _year_less(a, b, day_first or m.group("s") == ".", near)
         if d is not None:
             out.append(d)
