@@ -1815,9 +1815,9 @@ def _names_requester(modifier) -> bool:
         doc[modifier.end].lower_ == "by"
 
 
-_DURATION_AFTER = re.compile(r"^\s*(?:for\s+)?(?:a\s+)?(?:total\s+of\s+)?(?:\d+(?:\.\d+)?(?:\s*[-–]\s*\d+)?|one|two|three|five|ten)\s*-?\s*"
-                             r"(?:years?|yrs?|y|months?|mos?|weeks?|wks?)\b(?!\s*(?:after|before|post|from|following|pre)\b)",
-                             re.I)
+_SPANS_OF_TIME = r"weeks?|wks?|months?|mos?|years?|yrs?|y"  # the units a course's length or a time since is written in
+_DURATION_AFTER = re.compile(rf"^\s*(?:for\s+)?(?:a\s+)?(?:total\s+of\s+)?(?:\d+(?:\.\d+)?(?:\s*[-–]\s*\d+)?|one|two|three|five|ten)"
+                             rf"\s*-?\s*(?:{_SPANS_OF_TIME})\b(?!\s*(?:after|before|post|from|following|pre)\b)", re.I)
 _BEGUN = re.compile(r"\b(?:started|began|begun|commenced|initiated)\b", re.I)
 
 
@@ -1838,7 +1838,7 @@ def _risk_follows(modifier) -> bool:
     return any(t.lower_ in ("risk", "risks") for t in doc[modifier.end:min(len(doc), modifier.end + 3)])
 
 
-_TIME_UNIT = re.compile(r"^(?:\d+|days?|weeks?|wks?|months?|mos?|years?|yrs?|y|hours?|hrs?|shortly|much|soon)$", re.I)
+_TIME_UNIT = re.compile(rf"^(?:\d+|days?|{_SPANS_OF_TIME}|hours?|hrs?|shortly|much|soon)$", re.I)
 
 
 def _after_a_time(modifier) -> bool:
