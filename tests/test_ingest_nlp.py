@@ -1380,7 +1380,7 @@ def test_asides_in_brackets_later_care_scans_named_in_romance_languages_and_who_
     from datetime import date
 
     from ingest.nlp import when
-    a = lambda s, w: _assertion(nlp, s, w)  # noqa: E731
+    a = partial(_assertion, nlp)
     # a bracketed aside counts as one word between care and its denial
     assert a("Annual mammogram (1st post-treatment) scheduled 10/07/2024 at 09:40: NOT PERFORMED.",
              "mammogram") == "negated"
@@ -1420,7 +1420,7 @@ def test_prescriptions_never_collected_a_course_s_planned_length_decisions_to_pr
     from datetime import date
 
     from ingest.nlp import when
-    a = lambda s, w: _assertion(nlp, s, w)  # noqa: E731
+    a = partial(_assertion, nlp)
     assert a("Letrozole: it turns out she never collected the prescription (Aug).", "Letrozole") == "negated"
     # a course begun "planned 2 yrs" is under way; a course not begun, or timed after other care, is planned
     assert a("Alectinib 600 mg BID started 8/19/25 per ALINA - planned 2 yrs.", "Alectinib 600 mg BID") == "present"

@@ -73,6 +73,19 @@ SITE_REGIONS = {
 }
 
 
+#: the same regions (and contrast) as Spanish, Italian, Portuguese and French reports write them after "TC"/"TAC"
+#: ("TC tórax y abdomen", "TAC de cráneo", "TC torace con mdc"); not yet read by :func:`imaging_regions`
+_ROMANCE_SCAN_REGION = re.compile(r"\s+(?:(?:de|del|di|do|da|dos|des)\s+)?(?:t[oó]rax|thorax|torace|t[oó]raco\w*|"
+                                  r"abd[oó]m\w*|addome|cr[aâá]n\w*|cerebral|enc[eé]falo|pelvis|pelve|bacino|cuello|"
+                                  r"collo|pesco[cç]o|cabe[cç]a|cabeza|body|corps|t[eê]te|tap\b|con\s+contraste|"
+                                  r"com\s+contraste|con\s+mdc|sin\s+contraste|sem\s+contraste)", re.I)
+
+
+def scan_region_follows(text: str, end: int) -> bool:
+    """Does a body region (or contrast) as a Romance-language scan report writes it follow ``end``?"""
+    return bool(_ROMANCE_SCAN_REGION.match(text, end))
+
+
 def imaging_regions(text: str) -> tuple[str, ...]:
     """The body regions an imaging test's words name, in a fixed order; () when none is written. O(len)."""
     return tuple(dict.fromkeys(r for r, rx in _REGION_WORDS if re.search(rx, text, re.I)))

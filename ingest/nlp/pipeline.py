@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
-from graphkit.clinical.sites import imaging_regions, site_group, site_of
+from graphkit.clinical.sites import imaging_regions, scan_region_follows, site_group, site_of
 from graphkit.clinical.treatments import NEVER_STARTED, RULED_OUT, is_systemic_class
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
@@ -488,18 +488,13 @@ def room_air(text: str, m) -> bool:
     return text[m.start:m.end] == "RA" and bool(_ROOM_AIR.search(text[max(0, m.start - 20):m.start]))
 
 
-# "TC tórax y abdomen", "TAC de cráneo", "TC torace": the Romance languages' CT (tomografía / tomografia
-# computarizada), never the docetaxel-cyclophosphamide regimen, when a body region or contrast follows
-_SCAN_REGION_AFTER = re.compile(r"\s+(?:(?:de|del|di|do|da|dos|des)\s+)?(?:t[oó]rax|thorax|torace|t[oó]raco\w*|"
-                                r"abd[oó]m\w*|addome|cr[aâá]n\w*|cerebral|enc[eé]falo|pelvis|pelve|bacino|cuello|collo|"
-                                r"pesco[cç]o|cabe[cç]a|cabeza|body|corps|t[eê]te|tap\b|con\s+contraste|com\s+contraste|"
-                                r"con\s+mdc|sin\s+contraste|sem\s+contraste)", re.I)
 _SCAN_ACRONYMS = frozenset({"TC", "TAC"})
 
 
 def scan_acronym(text: str, m) -> bool:
-    """"TC tórax y abdomen superior con contraste": a computed tomography, not a regimen."""
-    return m.kind == "Medication" and text[m.start:m.end] in _SCAN_ACRONYMS and bool(_SCAN_REGION_AFTER.match(text, m.end))
+    """"TC tórax y abdomen superior con contraste", "TAC de cráneo": the Romance languages' CT (tomografía /
+    tomografia computarizada), not the docetaxel-cyclophosphamide regimen, when a body region or contrast follows."""
+    return m.kind == "Medication" and text[m.start:m.end] in _SCAN_ACRONYMS and scan_region_follows(text, m.end)
 
 
 def _ct_concepts(lexicon: Lexicon) -> tuple[Concept, ...]:
