@@ -102,6 +102,7 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     from ingest.link.lexicon import load_lexicon
     from ingest.nlp import extract_mentions, resolve_note
     from ingest.nlp.abbreviations import unknown_abbreviations
+    from ingest.text.languages import note_language
 
     stage = clock or (lambda name: nullcontext())
     with stage("text"):
@@ -111,12 +112,13 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
             prepared.append((n, norm, [(s, split_sentences(norm.text, s.start, s.end))
                                        for s in split_sections(norm.text)]))
     with stage("nlp"):
-        texts, names = [], []
+        texts, names, languages = [], [], []
         for _, norm, secs in prepared:
-            for s, sents in secs:
-                texts.extend(norm.text[t.start:t.end] for t in sents)
-                names.extend([s.name] * len(sents))
-        mentions = extract_mentions(nlp, texts, names)
+            own = [norm.text[t.start:t.end] for _, sents in secs for t in sents]
+            texts.extend(own)
+            languages.extend([note_language(own)] * len(own))
+            names.extend(s.name for s, sents in secs for _ in sents)
+        mentions = extract_mentions(nlp, texts, names, languages=languages)
     lexicon = getattr(nlp, "_graphkit_lexicon", None) or load_lexicon()
     graphs, k = [], 0
     for n, norm, secs in prepared:

@@ -26,8 +26,9 @@ from pathlib import Path
 
 from ingest.link.sources import _TAG, ALL, DATA, Concept, Entry, hierarchy, icd_concept
 
-LEXICON_VERSION = "18"
-_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
+LEXICON_VERSION = "19"
+# letters of any script make one token: "MÉDICA" is a word, never "M", "É" and a term "DICA"
+_TOKEN = re.compile(r"[^\W\d_]+|\d+(?:\.\d+)?|[^\s\w]|_")
 _IGNORED = {"-", "–", "'", "’"}
 _MAX_TOKENS = 16
 COMMON_ZIPF = 4.5
@@ -101,9 +102,19 @@ def us_spelling(word: str) -> str:
 
 
 def norm_token(tok: str) -> str:
-    low = tok.lower()
+    low = _plain(tok.lower())
     low = _SHORTHAND_WORDS.get(low, low)
     return inflection_stem(us_spelling(low)) if low.isalpha() else low
+
+
+@lru_cache(maxsize=200_000)
+def _plain(word: str) -> str:
+    """Accents dropped ("Sjögren" = "Sjogren"); ASCII words come back unchanged."""
+    if word.isascii():
+        return word
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def tokens(text: str) -> list[tuple[int, int, str]]:

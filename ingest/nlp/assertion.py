@@ -99,6 +99,11 @@ def _as_answer(target, modifier, span_between) -> bool:
     return modifier.start <= target.start or _closes_clause(modifier)
 
 
+def _closing_answer(target, modifier, span_between) -> bool:
+    """"Tobacco: never.": an answer that closes its line or clause."""
+    return _closes_clause(modifier)
+
+
 def _refusal(target, modifier, span_between) -> bool:
     """"declining chemotherapy", "pt decline adjuvant RT": a refusal; "decline in eGFR", "decline on AI",
     "declining CEA" (a test right after it): a fall."""
@@ -154,6 +159,8 @@ def default_context_rules(context):
     # denies the interaction, not the drugs)
     rules += [ConTextRule(": none", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10)]
     rules += [_limited(ConTextRule(": no", "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=10), _as_answer)]
+    # "Tobacco: never.", "Fumo: mai.": the answer closing the item denies it
+    rules += [_limited(ConTextRule(": never", "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=5), _closing_answer)]
     # medspaCy's "decline"/"declining" negate forward without limit, but as a noun or an adjective they
     # refuse nothing ("osteopenia with decline on AI", "declining CEA"): care only, not over a preposition
     rules += [_limited(ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=6, allowed_types=set(CARE)),

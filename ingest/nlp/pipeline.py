@@ -38,6 +38,7 @@ from graphkit.clinical.values import (
 from ingest.link.hierarchy import ancestors, parents
 from ingest.link.lexicon import NON_BEFORE, Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
+from ingest.text.languages import Glossed, gloss
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
                                   label_assertion)
 from ingest.nlp.findings import find_described_problems, find_node_findings
@@ -105,6 +106,7 @@ def pipeline_fingerprint(config: NlpConfig | None = None) -> str:
     import ingest.text as text
 
     for path in sorted(Path(__file__).parent.glob("*.py")) + sorted(Path(text.__file__).parent.glob("*.py")) + \
+            sorted((Path(text.__file__).parent / "data").glob("*")) + \
             [Path(values.__file__), Path(__file__).parent.parent / "tkg" / "build.py"]:
         h.update(path.read_bytes())
     h.update(repr(config.extra_ner if config else None).encode())
@@ -800,18 +802,23 @@ def _unwrap(sentence: str) -> str:
 
 
 def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | None],
-                     lexicon: Lexicon | None = None) -> list[list[Mention]]:
+                     lexicon: Lexicon | None = None, languages: Iterable[str] | None = None) -> list[list[Mention]]:
     """Mentions per sentence, with their assertion. Batched through ``nlp.pipe``; ConText runs only on
-    sentences with a mention. O(total text)."""
+    sentences with a mention. ``languages``: each sentence's note language
+    (:func:`ingest.text.languages.note_language`), English when not given. O(total text)."""
     lexicon = lexicon or getattr(nlp, "_graphkit_lexicon", None) or load_lexicon()
     config: NlpConfig = getattr(nlp, "_graphkit_config", NlpConfig())
-    sentences, sections = list(sentences), list(sections)
+    sources, sections = list(sentences), list(sections)
+    # a sentence in another language is read in its English gloss; its mentions point back at the source
+    priors = list(languages) if languages is not None else ["en"] * len(sources)
+    glossed = [gloss(s, prior) for s, prior in zip(sources, priors)]
+    sentences = [g.text if g else s for g, s in zip(glossed, sources)]
     found = [find_mentions(s, lexicon) for s in sentences]
     context = nlp.get_pipe("medspacy_context")
     out: list[list[Mention]] = []
     docs = nlp.pipe([_unwrap(s) for s in sentences], batch_size=config.batch_size, disable=["medspacy_context"])
     extra = getattr(nlp, "_graphkit_extra", None)
-    for doc, text, section, fs in zip(docs, sentences, sections, found):
+    for doc, text, section, fs, glossing, source in zip(docs, sentences, sections, found, glossed, sources):
         spans = []
         for f in fs:
             span = doc.char_span(f.start, f.end, label=f.kind, alignment_mode="expand")
@@ -856,7 +863,18 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
             first_line = _line_end(text, 0)
             mentions = [m for m in mentions if not (m.end <= first_line and m.text.lower() in _TEAM_WORDS)]
         mentions = [_awaited_event(text, m) for m in sorted(mentions, key=lambda m: m.start)]
-        out.append(_set_aside(text, _by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions))))))
+        mentions = _set_aside(text, _by_result(text, _lead_plan(text, _plan_chains(text, _one_regimen(text, mentions)))))
+        out.append(_in_source(mentions, glossing, source) if glossing else mentions)
+    return out
+
+
+def _in_source(mentions: list[Mention], glossing: Glossed, source: str) -> list[Mention]:
+    """Mentions found in a sentence's English gloss, placed on the source words they stand for (the
+    text is the source's: "métastases hépatiques", not "hepatic metastases"). Pure. O(mentions)."""
+    out = []
+    for m in mentions:
+        start, end = glossing.to_source(m.start, m.end)
+        out.append(replace(m, start=start, end=end, text=source[start:end]))
     return out
 
 

@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from graphkit.clinical.values import names_marker
+from ingest.text.languages import english_header
 
 # a Markdown header is a title alone on its line; "# Hypercalcemia: presented with confusion." is a
 # problem-oriented hospital course entry, not a header
@@ -124,7 +125,15 @@ class Section:
 
 def canonical_name(header: str) -> str | None:
     """The canonical section of a header, also when a remark follows it ("Recommendation - either
-    acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:")."""
+    acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:"), or written in another
+    language ("Antecedentes familiares:", "Procedere:", read through the glossary)."""
+    found = _english_name(header)
+    if found is None and (english := english_header(header.strip().strip(":"))):
+        found = _english_name(english)
+    return found
+
+
+def _english_name(header: str) -> str | None:
     key = re.sub(r"\s+", " ", _plain_letters(header.strip().strip(":").lower()))
     tight = re.sub(r"\s*/\s*", "/", key)  # "Assessment / Plan", "A / P"
     found = CANONICAL.get(key) or CANONICAL.get(tight) or CANONICAL.get(_REMARK.split(key, maxsplit=1)[0].strip())

@@ -8,7 +8,11 @@ from dataclasses import dataclass
 
 _ABBREV = {"dr", "mr", "mrs", "ms", "pt", "vs", "e.g", "i.e", "etc", "approx", "mg", "ml", "no", "st", "q", "b.i.d",
            "t.i.d", "q.d", "p.o", "a.m", "p.m", "fig", "ca", "hx", "dx", "tx", "sx", "yrs", "wk", "wks", "min", "max",
-           "incl", "excl", "esp", "cf", "eg", "ie"}
+           "incl", "excl", "esp", "cf", "eg", "ie",
+           # German, Spanish, French, Italian, Portuguese and Dutch notes' own: "li." (links), "Z.n.", "izq.", "Sra."
+           "li", "re", "bds", "pat", "lt", "anschl", "ggf", "bzw", "evtl", "inkl", "z.n", "v.a", "o.b", "u.a", "d.h",
+           "z.b", "izq", "izda", "izdo", "dcha", "dcho", "sr", "sra", "dra", "mme", "mlle", "pr", "sig", "dott",
+           "sig.ra", "dhr", "mevr", "evt", "i.v.m", "ca"}
 # a run of four or more dots is a form's leader ("Estrogen receptor ........ POSITIVE"), not an end
 _END = re.compile(r"(?<!\.)(?:[.!?]{1,3}|[!?]+)(?!\.)[\"')\]]*\s+(?=[A-Z0-9\[(\"'-])")
 _LEADER = re.compile(r"\.{4,}")

@@ -1,0 +1,324 @@
+"""Sentences written in another language, glossed into English word by word so that the English term
+matcher and ConText read them, with every glossed character mapped back to the words it came from.
+
+Notes from abroad (a Spanish discharge summary, a German pathology report, a French MDT letter) name the
+same cancers, stages, markers and treatments in their own words. No multilingual clinical vocabulary is
+installable offline here (no UMLS, MeSH translations or SNOMED CT extensions; see ``shared/MODELS.md``), so
+the glossary ``data/glossary.tsv`` is graphkit's own: common clinical words of Spanish, French, German,
+Italian, Portuguese and Dutch with their English, written from general medical usage (never from a test
+note). Glossing is deliberately literal:
+
+- a sentence's language is told by its function words (spaCy's stop-word lists) and its glossary words
+  that are not English; an English sentence is never glossed;
+- the longest glossary entry wins ("sin evidencia de" → "no evidence of", "pas de" → "no");
+- Romance adjectives follow their noun and English ones precede it: a noun and the adjectives after it
+  are turned round ("métastases hépatiques synchrones" → "synchronous hepatic metastases");
+- German and Dutch compounds split into glossary parts, with their linking letters
+  ("Lebermetastasen" → "liver metastases");
+- a word the glossary lacks keeps its letters, accents folded ("létrozole" → "letrozole").
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+GLOSSARY = Path(__file__).parent / "data" / "glossary.tsv"
+LANGUAGES = ("es", "fr", "de", "it", "pt", "nl")
+_ROMANCE = frozenset({"es", "fr", "it", "pt"})
+_COMPOUNDING = frozenset({"de", "nl"})
+_LINKS = ("", "s", "n", "en", "e", "es", "er")  # German/Dutch linking letters between compound parts
+_WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)?|\S")
+_ALNUM = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_MAX_WORDS = 6
+_JOINERS = frozenset({"-", "–", "'", "’"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    english: str
+    pos: str  # N noun, A adjective, X other
+
+
+@dataclass(frozen=True)
+class Glossed:
+    """An English reading of a sentence. ``starts[i]``/``ends[i]`` are the source span that ``text[i]``
+    stands for (a glossed word stands for the whole word it replaces)."""
+
+    text: str
+    language: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def to_source(self, start: int, end: int) -> tuple[int, int]:
+        """The source span that ``text[start:end]`` stands for. O(end - start)."""
+        if start >= end:
+            return self.starts[start] if start < len(self.starts) else self.ends[-1], \
+                self.starts[start] if start < len(self.starts) else self.ends[-1]
+        return min(self.starts[start:end]), max(self.ends[start:end])
+
+
+def fold(word: str) -> str:
+    """Lower case without accents ("Métastases" → "metastases"); ß → ss. Clinicians often drop accents."""
+    w = unicodedata.normalize("NFKD", word.lower().replace("ß", "ss"))
+    return "".join(c for c in w if not unicodedata.combining(c))
+
+
+def _fold_same_length(word: str) -> str:
+    """Accents folded only where that keeps the length (so a kept word maps character for character)."""
+    out = []
+    for ch in word:
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        out.append(base if len(base) == 1 else ch)
+    return "".join(out)
+
+
+@cache
+def glossary() -> dict[str, dict[tuple[str, ...], Entry]]:
+    """language → folded word sequence → entry. Loaded once. O(rows)."""
+    out: dict[str, dict[tuple[str, ...], Entry]] = {lang: {} for lang in LANGUAGES}
+    with GLOSSARY.open(encoding="utf-8") as fh:
+        rows = [(row["lang"], form, Entry(row["english"].strip(), row["pos"].strip()))
+                for row in csv.DictReader(fh, delimiter="\t") for form in row["foreign"].split("|")]
+    # a word as written, accents and all, before its accentless spelling: "año" is a year, "ano" the anus
+    for spell in (_lower, fold):
+        for lang, form, entry in rows:
+            key = tuple(spell(w) for w in _WORD.findall(form.strip()) if w not in _JOINERS)
+            if key:
+                out[lang].setdefault(key, entry)
+    return out
+
+
+def _lower(word: str) -> str:
+    return unicodedata.normalize("NFC", word.lower())
+
+
+@cache
+def _stop_words() -> dict[str, frozenset[str]]:
+    """spaCy's function words of each language, accents folded."""
+    from importlib import import_module
+
+    return {lang: frozenset(fold(w) for w in import_module(f"spacy.lang.{lang}.stop_words").STOP_WORDS)
+            for lang in (*LANGUAGES, "en")}
+
+
+def language_of(sentence: str, prior: str = "en") -> str:
+    """"en" or the language whose own function words and non-English glossary words the sentence has
+    most of: at least two and more than the function words only English has, or one glossary word in a
+    sentence with none of those ("HER2 negativo"). Words both languages share ("no", "a") tell neither.
+    In a note written in ``prior`` (:func:`note_language`), a sentence with no more English function
+    words than words of that language is that language ("TC C4 ohne Trastuzumab"). Ties go to the
+    language whose glossary knows more of the words. O(words · languages)."""
+    # not "HER2", "V.a."'s letters, nor "non-" or "post-" joined to an English word
+    written = [w for w in _ALNUM.findall(sentence) if w.isalpha() and len(w) > 1]
+    # acronyms ("dMMR", "MSI", "ER") tell no language; a capitalised header's long words do ("ONCOLOGÍA")
+    words = [(w, fold(w)) for w in written if w[1:].islower() or w.isupper() and len(w) >= 6]
+    words = list(dict.fromkeys((w.lower() if w.isupper() else w, f) for w, f in words))  # "met ... met": one word
+    stops = _stop_words()
+    best, best_score = "en", (0, 0, 0)
+    for lang in LANGUAGES:
+        own = stops[lang] - stops["en"]
+        english = sum(_english(w, f, lang, stops) for w, f in words)
+        tells = [(w, f) for w, f in words if _tells(w, f, lang, own)]
+        # one word tells alone only if it is a glossary word English never writes
+        alone = len(tells) == 1 and tells[0][1] not in own and _zipf(tells[0][0].lower(), "en") < 2.0
+        score = (len(tells) + (lang == prior), sum(_known(f, lang) for _, f in words), lang == prior)
+        if (len(tells) >= 2 and len(tells) > english or alone and english == 0
+                or lang == prior and len(tells) >= english) and score > best_score:
+            best, best_score = lang, score
+    return best
+
+
+def note_language(sentences: list[str]) -> str:
+    """The language most of a note's sentences are written in, if not English: the prior that
+    :func:`language_of` reads the note's short lines by ("Pat. einverstanden.", "ER 95 %, PR 40 %").
+    O(total words)."""
+    from collections import Counter
+
+    counts = Counter(language_of(s) for s in sentences)
+    lang, n = max(((k, v) for k, v in counts.items() if k != "en"), key=lambda kv: kv[1], default=("en", 0))
+    return lang if n and n >= counts["en"] else "en"
+
+
+def _english(word: str, folded: str, lang: str, stops: dict[str, frozenset[str]]) -> bool:
+    """A function word only English has, or a common English word ``lang`` neither knows nor uses more
+    ("lung", "brain" beside the Dutch-looking "met")."""
+    if folded in stops[lang]:
+        return False
+    if folded in stops["en"]:
+        return True
+    english = _zipf(word.lower(), "en")
+    return english >= 3.5 and english > _zipf(word.lower(), lang) and not _known(folded, lang)
+
+
+def _tells(word: str, folded: str, lang: str, stops: frozenset[str]) -> bool:
+    """A function word or glossary word of ``lang`` that is much commoner there than in English
+    (wordfreq: "sin", "del", "negativo" tell Spanish; "per", "male", "positive" tell nothing), or a
+    German/Dutch compound of glossary words that English never writes."""
+    if not (folded in stops or _known(folded, lang)):
+        return False
+    margin = _zipf(word.lower(), lang) - _zipf(word.lower(), "en")
+    return margin >= 1.0 or _zipf(word.lower(), "en") < 1.0 and _known(folded, lang)
+
+
+@cache
+def _zipf(word: str, lang: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, lang)
+
+
+def _known(word: str, lang: str) -> bool:
+    """A glossary word of the language, or (German, Dutch) a compound of its words."""
+    table = glossary()[lang]
+    entry = table.get((word,))
+    if entry:
+        return fold(entry.english) != word
+    return lang in _COMPOUNDING and len(word) >= 8 and _split_compound(word, table) is not None
+
+
+#: German and Dutch case and plural endings tried when the inflected word is not in the glossary
+_ENDINGS = ("s", "es", "n", "en", "e", "er", "em")
+
+
+def _lookup(word: str, table: dict[tuple[str, ...], Entry]) -> Entry | None:
+    if (word,) in table:
+        return table[(word,)]
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4 and (word[:-len(ending)],) in table:
+            return table[(word[:-len(ending)],)]
+    return None
+
+
+def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int = 0) -> list[Entry] | None:
+    """A German/Dutch compound as glossary parts, longest head first: "lebermetastasen" → liver +
+    metastases. Parts of three letters or more. O(len² · links)."""
+    whole = _lookup(word, table) if depth else table.get((word,))
+    if whole:
+        return [whole]
+    if depth >= 2:
+        return None
+    for cut in range(len(word) - 3, 2, -1):
+        head = word[:cut]
+        for link in _LINKS:
+            if link and not head.endswith(link):
+                continue
+            stem = head[:len(head) - len(link)] if link else head
+            if len(stem) >= 3 and (stem,) in table:
+                rest = _split_compound(word[cut:], table, depth + 1)
+                if rest:
+                    return [table[(stem,)], *rest]
+    return None
+
+
+def gloss(sentence: str, prior: str = "en") -> Glossed | None:
+    """The sentence in English words, or None when it is English already. O(words · _MAX_WORDS)."""
+    lang = language_of(sentence, prior)
+    if lang == "en":
+        return None
+    table = glossary()[lang]
+    # hyphens and apostrophes join words ("Röntgen-Thorax", "pas d'anomalie"); glossary keys skip them too
+    toks = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence) if m.group() not in _JOINERS]
+    keys = [fold(t) for _, _, t in toks]
+    written = [_lower(t) for _, _, t in toks]
+    units: list[tuple[int, int, str, str]] = []  # source start, end, english (or kept text), pos ("" = kept)
+    i = 0
+    while i < len(toks):
+        for n in range(min(_MAX_WORDS, len(toks) - i), 0, -1):
+            entry = table.get(tuple(written[i:i + n])) or table.get(tuple(keys[i:i + n]))
+            if entry and (n > 1 or len(keys[i]) > 1):  # "l" of "mmol/L" is no French article
+                units.append((toks[i][0], toks[i + n - 1][1], entry.english, entry.pos))
+                i += n
+                break
+        else:
+            start, end, word = toks[i]
+            inflected = _lookup(keys[i], table) if lang in _COMPOUNDING and word.isalpha() else None
+            parts = [inflected] if inflected else \
+                _split_compound(keys[i], table) if lang in _COMPOUNDING and word.isalpha() and len(word) >= 8 else None
+            if parts:
+                units.append((start, end, " ".join(p.english for p in parts), parts[-1].pos))
+            else:
+                units.append((start, end, _fold_same_length(word), ""))  # a word of one letter too: "l", "y"
+            i += 1
+    units = [_answer_no(units, k) for k in range(len(units))]
+    if lang in _ROMANCE:
+        units = _adjectives_first(units)
+    return _assemble(sentence, units, lang)
+
+
+def _answer_no(units: list, k: int) -> tuple:
+    """"Tabac : non." answers "no", not "not": a negation closing its clause is the answer to the item."""
+    start, end, english, kind = units[k]
+    closing = k + 1 == len(units) or units[k + 1][2] in (".", ",", ";", ")")
+    return (start, end, "no", kind) if english == "not" and closing else units[k]
+
+
+#: a marker's result follows it in English too ("HER2 negative", "KRAS wild-type"): never moved before it
+RESULT_WORDS = frozenset({
+    "positive", "negative", "mutated", "non-mutated", "unmutated", "wild-type", "wild type", "amplified",
+    "non-amplified", "not amplified", "rearranged", "not rearranged", "retained", "lost", "deficient",
+    "proficient", "stable", "unstable", "equivocal", "overexpressed", "expressed", "detected",
+    "not detected", "weakly positive", "strongly positive", "negative for", "positive for",
+})
+
+
+def _adjectives_first(units: list) -> list:
+    """A noun followed by adjectives becomes the adjectives, last first, then the noun (the English
+    order: "carcinoma ductal infiltrante" → "infiltrating ductal carcinoma"). Pure. O(units)."""
+    out, i = [], 0
+    while i < len(units):
+        j = i + 1
+        if units[i][3] == "N":
+            while j < len(units) and units[j][3] == "A" and units[j][2] not in RESULT_WORDS:
+                j += 1
+        if j - i > 1:
+            group = units[i:j]
+            lo, hi = group[0][0], group[-1][1]
+            words = [u[2] for u in reversed(group[1:])] + [group[0][2]]
+            out.append((lo, hi, " ".join(words), "N"))  # moved words stand for the whole phrase
+        else:
+            out.append(units[i])
+        i = j
+    return out
+
+
+def _assemble(sentence: str, units: list, lang: str) -> Glossed:
+    """Join the units with the source's own gaps (spaces, line breaks) between them. O(len)."""
+    text, starts, ends, pos = [], [], [], 0
+    glossed = [bool(kind) or english != sentence[start:end] for start, end, english, kind in units]
+    for k, (start, end, english, kind) in enumerate(units):
+        gap = sentence[pos:start]
+        if gap in _JOINERS and k and (glossed[k] or glossed[k - 1]):
+            gap = " "  # "Mamma-Ca" → "breast Ca", the way English writes it
+        text.append(gap)
+        starts.extend(range(pos, start))
+        ends.extend(range(pos + 1, start + 1))
+        if not kind and english == sentence[start:end] or len(english) == end - start and not kind:
+            text.append(english)  # kept: character for character
+            starts.extend(range(start, end))
+            ends.extend(range(start + 1, end + 1))
+        else:
+            text.append(english)
+            starts.extend([start] * len(english))
+            ends.extend([end] * len(english))
+        pos = end
+    text.append(sentence[pos:])
+    starts.extend(range(pos, len(sentence)))
+    ends.extend(range(pos + 1, len(sentence) + 1))
+    return Glossed("".join(text), lang, tuple(starts), tuple(ends))
+
+
+def english_header(header: str) -> str | None:
+    """A section header's English when the whole header is one glossary entry of some language
+    ("Antecedentes familiares" → "family history", "Procedere" → "procedure"); a header is too short to
+    tell its language otherwise. O(languages)."""
+    key = tuple(fold(w) for w in _WORD.findall(header) if w not in _JOINERS)
+    for lang in LANGUAGES:
+        entry = glossary()[lang].get(key)
+        if entry and fold(entry.english) != " ".join(key):
+            return entry.english
+    return None

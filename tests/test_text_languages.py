@@ -1,0 +1,88 @@
+"""Notes partly written in another language: the sentence's language, its English gloss, and the mentions
+read from the gloss but placed on the source words."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.nlp import extract_mentions
+from ingest.text.languages import gloss, language_of, note_language
+from ingest.text.sections import canonical_name
+
+
+@pytest.mark.parametrize("sentence", [
+    "Pre-op CEA 8.9, post-op 2.0.",  # "op" is Dutch, but joined to an English word
+    "Neuro exam non-focal.",
+    "dMMR / MSI-H, BRAF V600E mutated.",  # acronyms tell no language
+    "Margins negative; closest 3 mm (posterior).",
+    "Patient denies fever. Seen by Dr de Vries.",
+    "Walking 3 mi/day.",
+])
+def test_english_sentences_are_not_glossed(sentence):
+    assert language_of(sentence) == "en"
+    assert gloss(sentence) is None
+
+
+@pytest.mark.parametrize(("sentence", "language"), [
+    ("Sin evidencia de recidiva local ni a distancia.", "es"),
+    ("Pas de métastase hépatique, pas d'adénopathie.", "fr"),
+    ("Kein Anhalt für Fernmetastasen.", "de"),
+    ("Nessuna lesione sospetta all'esame.", "it"),
+    ("Sem evidência de doença metastática.", "pt"),
+    ("Geen aanwijzingen voor metastasen op afstand.", "nl"),
+    ("HER2 negativo", "es"),  # one word English never writes is enough when nothing English is there
+])
+def test_language_of(sentence, language):
+    assert language_of(sentence) == language
+
+
+def test_romance_adjectives_come_before_their_noun_but_results_stay_after():
+    assert gloss("Carcinoma ductal infiltrante de mama izquierda.").text.startswith(
+        "invasive ductal carcinoma of left breast")
+    assert "HER2 negative" in gloss("RE 90%, RP 20%, HER2 negativo.").text
+
+
+def test_german_compounds_split_into_glossary_words():
+    assert gloss("V.a. Lebermetastasen, keine Fernmetastasen.").text == \
+        "suspicion of liver metastases, no distant metastases."
+
+
+def test_accents_tell_words_apart_before_they_are_folded():
+    assert gloss("Tumorectomía hace 2 años.").text.split()[-1].startswith("year")
+
+
+def test_a_glossed_span_maps_back_to_the_source_words():
+    source = "Métastases hépatiques synchrones, pas de carcinose péritonéale."
+    g = gloss(source)
+    start = g.text.index("hepatic metastases")
+    a, b = g.to_source(start, start + len("hepatic metastases"))
+    assert source[a:b] == "Métastases hépatiques"
+
+
+def test_mentions_of_a_foreign_sentence_point_at_its_own_words(nlp):
+    [ms] = extract_mentions(nlp, ["Pas de métastase hépatique; adénocarcinome pulmonaire, EGFR non muté."], [None])
+    by_text = {m.text: m for m in ms}
+    assert by_text["métastase hépatique"].assertion == "negated"
+    assert by_text["adénocarcinome pulmonaire"].kind == "Cancer"
+    assert by_text["adénocarcinome pulmonaire"].assertion == "present"
+    assert any(m.kind == "Biomarker" and "EGFR" in (m.value or "") for m in ms)
+
+
+def test_family_history_in_german(nlp):
+    [ms] = extract_mentions(nlp, ["FA: Mutter Ovarial-Ca, Tante mütterlicherseits Mamma-Ca mit 51."], [None])
+    assert {m.text: m.assertion for m in ms if m.kind == "Cancer"} == {"Ovarial-Ca": "family", "Mamma-Ca": "family"}
+
+
+def test_short_lines_take_the_note_language(nlp):
+    note = ["Pathologie: HER2 IHC 2+ mit negativer ISH, keine Indikation für Trastuzumab.",
+            "Bisherige Therapie: drei Zyklen mit Trastuzumab.", "TC C4 ohne Trastuzumab"]
+    assert note_language(note) == "de"
+    assert language_of(note[2]) == "en"  # alone, one function word is not enough
+    [ms] = extract_mentions(nlp, note[2:], [None], languages=["de"])
+    assert next(m for m in ms if m.text == "Trastuzumab").assertion == "negated"
+
+
+def test_a_header_in_another_language_names_its_section():
+    assert canonical_name("Antecedentes familiares") == "Family History"
+    assert canonical_name("Procedere") == "Plan"
+    assert canonical_name("Conclusie") == "Impression"
