@@ -134,8 +134,11 @@ def test_text_folder_with_manifest(tmp_path):
         "p1,n1,2024-01-05T10:00,Progress note,a.txt\n"
         "p1,n2,2024-01-06T10:00,Progress note,b.txt\n"
         "p1,n3,2024-01-07T10:00,Progress note,missing.txt\n"
-        "p1,n4,2024-01-08T10:00,Medical oncology consult (transfer of care),a.txt\n")
+        "p1,n4,2024-01-08T10:00,Medical oncology consult (transfer of care),a.txt\n"
+        "p1,n5,2024-01-09T10:00,Oncología Médica - primera consulta (traslado),a.txt\n"
+        "p1,n6,2024-01-10T10:00,MDO herstadiëring,a.txt\n")
     assert detect_format(tmp_path) == "text"
     got = _by_type(read_paths([tmp_path]))
-    assert [n.id for n in got[Note]] == ["n1", "n4"] and got[Note][0].encounter == "p1-2024-01-05"
+    # a note type in another language is a well-formed row, not a broken line
+    assert [n.id for n in got[Note]] == ["n1", "n4", "n5", "n6"] and got[Note][0].encounter == "p1-2024-01-05"
     assert sorted(b.reason.split(":")[0] for b in got[BadRecord]) == ["not UTF-8", "note file not found"]

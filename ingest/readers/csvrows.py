@@ -28,8 +28,9 @@ _KEEP_RAW = 1_000_000  # raw text kept in the quarantine record (the file and it
 _TIMESTAMP = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$")
 _DIGITS = re.compile(r"^\d+$")
-# a note type as systems write it ("Medical oncology consult (transfer of care)", "H&P", "Rad Onc: OTV")
-_WORDS = re.compile(r"^[A-Za-z0-9\ufffd][A-Za-z0-9\ufffd _/.,:;&+'#()\-]{0,100}$")  # U+FFFD: a bad byte
+# a note type as systems write it ("Medical oncology consult (transfer of care)", "H&P", "Rad Onc: OTV",
+# "Oncología Médica - primera consulta"): letters of any script, digits and the punctuation of titles
+_WORDS = re.compile(r"^(?:[^\W_]|\ufffd)[\w\ufffd _/.,:;&+'#()\-]{0,100}$")  # U+FFFD: a bad byte
 
 
 def is_gzip(path: Path) -> bool:
