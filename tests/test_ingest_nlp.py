@@ -1438,3 +1438,23 @@ def test_prescriptions_never_collected_a_course_s_planned_length_decisions_to_pr
     assert said.get("IRM pelvienne") == "Test"
     assert when.exact_day("24.02.25", True) == date(2025, 2, 24)
     assert not list(when.periods("PREDICT v2.1.25", False))
+
+
+def test_a_drug_s_start_day_is_read_in_the_order_its_note_writes_dates(nlp):
+    from datetime import date
+
+    # "C2 13/05" can only be day first: the start "01/07/2024" is 1 July, not 7 January
+    sents = ["Cis/pem: C1 22/04, C2 13/05, C3 03/06/24.", "Osimertinib 80 mg od STARTED 01/07/2024."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None, None]), note_day=date(2024, 7, 15))
+    assert next(m for m in ms[1] if m.kind == "Medication").detail["start"] == "2024-07-01"
+    # a note that writes "10/15/2024" keeps the month first
+    sents = ["Seen 10/15/2024.", "On letrozole since 01/07/2024."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None, None]), note_day=date(2024, 10, 20))
+    assert next(m for m in ms[1] if m.kind == "Medication").detail["start"] == "2024-01-07"
+
+
+def test_a_telephone_contact_is_no_regimen(nlp):
+    said = lambda s: {t: k for t, k, _, _ in _one(nlp, s)}  # noqa: E731
+    assert "TC" not in said("Specialty pharmacy - TC w/ pt.")
+    assert "TC" not in said("TC to daughter re results.")
+    assert said("Plan TC with pegfilgrastim support.").get("TC") == "Medication"

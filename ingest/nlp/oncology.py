@@ -466,9 +466,10 @@ def drug_detail(text: str, end: int) -> tuple[int, dict] | None:
     return end + m.end(), detail
 
 
-def start_date(text: str) -> str | None:
+def start_date(text: str, day_first: bool = False) -> str | None:
     """"since 3/2023", "started 2022-05" right after a treatment → "2023-03" (year-month, or the full date
-    when written). ``text`` starts where the treatment's mention ends."""
+    when written, "01/07/2024" read as the note writes its dates). ``text`` starts where the treatment's
+    mention ends."""
     m = _START.search(text[:40])
     if m and re.search(r"[;.]|\band\b|,\s*(?:on|then)\b", text[:m.start()]):
         return None  # the date belongs to another clause
@@ -481,7 +482,7 @@ def start_date(text: str) -> str | None:
         if int(yr) <= 31:
             return None  # "since 4/29": a day of a month as likely as a year; no guess
         return f"{'19' if int(yr) > 50 else '20'}{yr}-{int(mo):02d}"
-    return when.iso(d)
+    return when.iso(d, day_first)
 
 
 # -- treatment phase: before or after the operation ----------------------------------------------------------------

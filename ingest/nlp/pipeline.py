@@ -38,10 +38,10 @@ from graphkit.clinical.values import (
 from ingest.link.hierarchy import ancestors, parents
 from ingest.link.lexicon import NON_BEFORE, Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
-from ingest.text.languages import Glossed, gloss
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
                                   label_assertion)
 from ingest.nlp.findings import find_described_problems, find_node_findings
+from ingest.text.languages import Glossed, gloss
 
 # Every stock ConText rule is a phrase now (assertion.as_phrases): medspaCy still calls its empty token
 # Matcher, and spaCy warns about that on each call.
@@ -491,6 +491,17 @@ def room_air(text: str, m) -> bool:
 
 
 _SCAN_ACRONYMS = frozenset({"TC", "TAC"})
+# "TC w/ pt", "TC to daughter re results", "TC from GP": a telephone contact with a person, not a regimen
+_CALL_ACRONYMS = frozenset({"TC", "T/C"})
+_CALLED_PERSON = re.compile(
+    r"\s*(?:w/|with|to|from|fr)\s+(?:the\s+)?(?:pt'?s?|patient'?s?|his|her|their|family|daughter|son|wife|husband|"
+    r"partner|spouse|mother|father|sister|brother|carer|caregiver|GP|PCP|nurse|pharmacy|pharmacist)\b", re.I)
+
+
+def telephone_contact(text: str, m) -> bool:
+    """"Specialty pharmacy - TC w/ pt.": a telephone contact, not the docetaxel-cyclophosphamide regimen,
+    when a person it was with follows."""
+    return m.kind == "Medication" and text[m.start:m.end] in _CALL_ACRONYMS and bool(_CALLED_PERSON.match(text, m.end))
 
 
 def scan_acronym(text: str, m) -> bool:
@@ -589,7 +600,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
+             and not room_air(text, m) and not telephone_contact(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m)]
@@ -1372,6 +1383,12 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
     if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
             m.concepts and m.concepts[0].code in never:
         return replace(m, assertion="negated", cue="never taken (same note)")
+    if day_first and m.detail.get("start"):
+        # "Osimertinib 80 mg od STARTED 01/07/2024" in a note that writes "C3 03/06/24": 1 July, not 7 January
+        # (the sentence alone reads an ambiguous day month first; the note tells its order)
+        again = oncology.start_date(text[m.end:], True)
+        if again and again != m.detail["start"]:
+            m = replace(m, detail={**m.detail, "start": again})
     if m.kind == "Medication" and m.assertion == "planned" and m.detail.get("status") == "ongoing" and \
             note_day is not None and (m.detail.get("start") or "9") <= when.as_day(note_day).isoformat():
         # "Plan: ... goserelin 3.6 mg q4w since 15 Sep 2025 - continue": a drug taken since a day gone by, in a plan

@@ -56,9 +56,9 @@ class Glossed:
 
     def to_source(self, start: int, end: int) -> tuple[int, int]:
         """The source span that ``text[start:end]`` stands for. O(end - start)."""
-        if start >= end:
-            return self.starts[start] if start < len(self.starts) else self.ends[-1], \
-                self.starts[start] if start < len(self.starts) else self.ends[-1]
+        if start >= end:  # an empty span: the point where it sits (the source's end past the last character)
+            at = self.starts[start] if start < len(self.starts) else self.ends[-1]
+            return at, at
         return min(self.starts[start:end]), max(self.ends[start:end])
 
 

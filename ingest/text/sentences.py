@@ -12,7 +12,7 @@ _ABBREV = {"dr", "mr", "mrs", "ms", "pt", "vs", "e.g", "i.e", "etc", "approx", "
            # German, Spanish, French, Italian, Portuguese and Dutch notes' own: "li." (links), "Z.n.", "izq.", "Sra."
            "li", "re", "bds", "pat", "lt", "anschl", "ggf", "bzw", "evtl", "inkl", "z.n", "v.a", "o.b", "u.a", "d.h",
            "z.b", "izq", "izda", "izdo", "dcha", "dcho", "sr", "sra", "dra", "mme", "mlle", "pr", "sig", "dott",
-           "sig.ra", "dhr", "mevr", "evt", "i.v.m", "ca"}
+           "sig.ra", "dhr", "mevr", "evt", "i.v.m"}
 # a run of four or more dots is a form's leader ("Estrogen receptor ........ POSITIVE"), not an end
 _END = re.compile(r"(?<!\.)(?:[.!?]{1,3}|[!?]+)(?!\.)[\"')\]]*\s+(?=[A-Z0-9\[(\"'-])")
 _LEADER = re.compile(r"\.{4,}")
