@@ -86,3 +86,15 @@ def test_a_header_in_another_language_names_its_section():
     assert canonical_name("Antecedentes familiares") == "Family History"
     assert canonical_name("Procedere") == "Plan"
     assert canonical_name("Conclusie") == "Impression"
+
+
+def test_markers_none_resulted_to_date_are_not_tested_in_any_language(nlp):
+    from graphkit.clinical.values import find_biomarkers
+
+    # "no <markers> to date": nothing resulted yet, not a negative result
+    said = [v for b in find_biomarkers("No EGFR/ALK/ROS1/PD-L1 to date.") for v in b.values]
+    assert said == ["EGFR=not-tested", "ALK=not-tested", "ROS1=not-tested", "PD-L1=not-tested"]
+    assert [v for b in find_biomarkers("No EGFR mutation detected.") for v in b.values] == ["EGFR=wild-type"]
+    assert gloss("SIN EGFR/ALK/ROS1/PD-L1 hasta la fecha.", "es").text.endswith("to date.")
+    ms = extract_mentions(nlp, ["SIN EGFR/ALK/ROS1/PD-L1 hasta la fecha."], [None], languages=["es"])[0]
+    assert "EGFR=not-tested" in ms[0].values

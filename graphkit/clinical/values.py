@@ -348,7 +348,9 @@ def names_marker(label: str) -> bool:
 
 # "no EGFR status yet", "No MSI PCR either": the test is what is missing, not a negative result
 _NO_RESULT = re.compile(r"^[\s,/]*(?:(?:or|and)\s+)?(?:(?:\w+\s+){0,2}?(?:status|results?|testing|data|report|"
-                        r"pcr|ihc|tests?|assays?|analysis|ngs|sequencing|panel|done|performed|available)\b|yet\b)",
+                        r"pcr|ihc|tests?|assays?|analysis|ngs|sequencing|panel|done|performed|available)\b|yet\b|"
+                        # "No EGFR/ALK/ROS1/PD-L1 to date": none resulted so far, not a negative result
+                        r"(?:to\s+date|so\s+far|thus\s+far|as\s+yet)\b)",
                         re.I)
 _EXPRESSION = frozenset({"ER", "PR", "HER2", "PD-L1", "Ki-67"})  # stains, read as a result, never "no X"
 _STAINED = re.compile(r"^\s*(?:expression|expressed|staining|stain|positivity|immunoreactivity|reactivity|"
