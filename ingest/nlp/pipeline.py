@@ -492,7 +492,6 @@ def room_air(text: str, m) -> bool:
 
 _SCAN_ACRONYMS = frozenset({"TC", "TAC"})
 # "TC w/ pt", "TC to daughter re results", "TC from GP": a telephone contact with a person, not a regimen
-_CALL_ACRONYMS = frozenset({"TC", "T/C"})
 _CALLED_PERSON = re.compile(
     r"\s*(?:w/|with|to|from|fr)\s+(?:the\s+)?(?:pt'?s?|patient'?s?|his|her|their|family|daughter|son|wife|husband|"
     r"partner|spouse|mother|father|sister|brother|carer|caregiver|GP|PCP|nurse|pharmacy|pharmacist)\b", re.I)
@@ -501,7 +500,7 @@ _CALLED_PERSON = re.compile(
 def telephone_contact(text: str, m) -> bool:
     """"Specialty pharmacy - TC w/ pt.": a telephone contact, not the docetaxel-cyclophosphamide regimen,
     when a person it was with follows."""
-    return m.kind == "Medication" and text[m.start:m.end] in _CALL_ACRONYMS and bool(_CALLED_PERSON.match(text, m.end))
+    return m.kind == "Medication" and text[m.start:m.end] == "TC" and bool(_CALLED_PERSON.match(text, m.end))
 
 
 def scan_acronym(text: str, m) -> bool:
