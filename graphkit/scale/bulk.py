@@ -94,8 +94,9 @@ def _type_of(value) -> str:
 
 class CsvSet:
     """One CSV per node label and relationship file, written as rows arrive (memory stays flat but for the
-    id map). Node ids are integers (``--id-type=integer``: the importer maps no strings), each string id
-    kept as the node's ``id`` property; a row with a value spanning lines goes to a small side file of its
+    id map). Node ids are the store's own record ids (``--id-type=actual``: one counter from 0 over every
+    label, so the importer neither maps strings nor sorts and searches integers), each string id kept as
+    the node's ``id`` property; a row with a value spanning lines goes to a small side file of its
     label (``<label>.ml<k>.csv``, no header, at most ``ML_FILE_BYTES``), so only those are parsed as
     multiline and the rest in parallel."""
 
@@ -298,6 +299,30 @@ def drop_store(server, database: str = "neo4j") -> None:
         shutil.rmtree(server.neo4j_home / "data" / sub / database, ignore_errors=True)
 
 
+def import_args(work: Path, ml: dict[str, list[Path]], database: str = "neo4j") -> list[str]:
+    """The ``neo4j-admin database import full`` arguments for the CSVs in ``work``; ``ml``: each label's
+    side files of rows spanning lines (:attr:`CsvSet.ml`)."""
+    multiline = [f for files in ml.values() for f in files]
+    # the database name goes first: --nodes/--relationships take a variable number of files
+    args = ["database", "import", "full", database, "--overwrite-destination=true", "--id-type=actual",
+            f"--array-delimiter={ARRAY_DELIMITER}", "--report-file=" + str(work / "import.report")]
+    # Only the side files with values spanning lines are parsed as multiline (v2 names them). v2 fails on
+    # 5.26 when a quoted field crosses its read buffer ("floating quote"): the buffer is made larger than
+    # any side file, so no field can cross it.
+    if multiline:
+        largest = max(f.stat().st_size for f in multiline)
+        args += ["--multiline-fields-format=v2", "--multiline-fields=" + ",".join(map(str, multiline)),
+                 f"--read-buffer-size={max(4, largest // (1024 * 1024) + 2)}m"]
+    for label in NODES:
+        if (work / f"{label}.csv").exists():
+            args.append(f"--nodes={label}=" + ",".join(map(str, [work / f"{label}.csv"] + ml.get(label, []))))
+    args.append("--nodes=Patient=" + ",".join(map(str, [work / "Patient.csv"] + ml.get("Patient", []))))
+    for name, (rel_type, _, _, _) in RELS.items():
+        if (work / f"{name}.csv").exists():
+            args.append(f"--relationships={rel_type}={work / f'{name}.csv'}")
+    return args
+
+
 def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
               quarantine_path: Path | None = None, nlp=None) -> BulkReport:
     """Pipeline → CSVs → ``neo4j-admin database import full`` → start → schema → relink.
@@ -324,23 +349,7 @@ def bulk_load(server, paths: list[Path], work: Path, *, database: str = "neo4j",
     report.elements = sum(files.counts.values())
     report.seconds["pipeline"] = time.perf_counter() - t
     server.stop()
-    # the database name goes first: --nodes/--relationships take a variable number of files
-    args = ["database", "import", "full", database, "--overwrite-destination=true", "--id-type=integer",
-            f"--array-delimiter={ARRAY_DELIMITER}", "--report-file=" + str(work / "import.report")]
-    # Only the side files with values spanning lines are parsed as multiline (v2 names them). v2 fails on
-    # 5.26 when a quoted field crosses its read buffer ("floating quote"): the buffer is made larger than
-    # any side file, so no field can cross it.
-    if files.multiline:
-        largest = max(f.stat().st_size for f in files.multiline)
-        args += ["--multiline-fields-format=v2", "--multiline-fields=" + ",".join(map(str, files.multiline)),
-                 f"--read-buffer-size={max(4, largest // (1024 * 1024) + 2)}m"]
-    for label in NODES:
-        if (work / f"{label}.csv").exists():
-            args.append(f"--nodes={label}=" + ",".join(map(str, [work / f"{label}.csv"] + files.ml.get(label, []))))
-    args.append("--nodes=Patient=" + ",".join(map(str, [work / "Patient.csv"] + files.ml.get("Patient", []))))
-    for name, (rel_type, _, _, _) in RELS.items():
-        if (work / f"{name}.csv").exists():
-            args.append(f"--relationships={rel_type}={work / f'{name}.csv'}")
+    args = import_args(work, files.ml, database)
     t = time.perf_counter()
     try:
         server.admin(*args)
