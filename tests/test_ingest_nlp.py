@@ -38,6 +38,13 @@ def test_chronic_disease_in_history_stays_present_and_an_episode_is_over(nlp):
     assert ("MI", "Problem", "historical", None) in got
 
 
+def test_months_ago_ends_care_but_not_a_recent_complaint_or_what_began_then(nlp):
+    assert _assertion(nlp, "Lumpectomy 3 months ago.", "Lumpectomy") == "historical"
+    assert _assertion(nlp, "Noticed R breast lump ~2 months ago, enlarging.", "breast lump") == "present"
+    assert _assertion(nlp, "Started letrozole 2 months ago.", "letrozole") == "present"
+    assert _assertion(nlp, "MI 5 years ago.", "MI") == "historical"
+
+
 def test_planned_completed_and_declined_treatment(nlp):
     assert _one(nlp, "Will start osimertinib 80 mg daily.")[0][2] == "planned"
     assert _one(nlp, "s/p L lumpectomy + SLNB.")[0][2] == "historical"

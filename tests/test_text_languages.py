@@ -48,7 +48,30 @@ def test_german_compounds_split_into_glossary_words():
 
 
 def test_accents_tell_words_apart_before_they_are_folded():
-    assert gloss("Tumorectomía hace 2 años.").text.split()[-1].startswith("year")
+    assert gloss("Tumorectomía hace 2 años.").text.endswith("2 years ago.")  # "años", not "anos" (anus)
+
+
+@pytest.mark.parametrize(("sentence", "english"), [
+    ("Mastectomía izquierda hace dos años.", "two years ago"),
+    ("Colectomie droite il y a trois mois.", "three months ago"),
+    ("Lobektomie vor 2 Jahren.", "2 years ago"),
+    ("Mastectomia há um ano.", "a year ago"),
+    ("Chirurgia 3 anni fa.", "3 years ago"),
+])
+def test_ago_follows_its_span_as_in_english(sentence, english):
+    assert english in gloss(sentence).text
+    assert "before the surgery" in gloss("Vor der Operation: Chemotherapie.").text  # no span: "vor" is "before"
+
+
+def test_an_english_sentence_of_a_foreign_note_glosses_only_its_foreign_terms():
+    assert gloss("Röntgen-Thorax: no infiltrates, no effusion.", "de").text == "chest X-ray: no infiltrates, no effusion."
+    assert gloss("Patient seen with his wife, discussed the plan.", "de") is None
+    assert gloss("Röntgen-Thorax: no infiltrates.") is None  # an English note: nothing to gloss
+
+
+def test_care_some_years_ago_is_history(nlp):
+    [ms] = extract_mentions(nlp, ["Lobectomía superior derecha hace 3 años por adenocarcinoma."], [None])
+    assert {m.kind: m.assertion for m in ms}.get("Procedure") == "historical"
 
 
 def test_a_glossed_span_maps_back_to_the_source_words():

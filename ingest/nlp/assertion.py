@@ -238,7 +238,7 @@ def context_rules():
     from medspacy.context import ConTextRule
 
     hist = ["previously", "in the past", "no longer",
-            "resolved", "remote history of", "years ago", "months ago", "a year ago", "formerly",
+            "resolved", "remote history of", "years ago", "a year ago", "formerly",
             "completed", "finished", "underwent", "was treated with", "treated with", "received", "discontinued",
             "stopped", "off of",
             # "Remote R breast IDC (2009) tx'd w/ lumpectomy, XRT and tamoxifen": the written short forms
@@ -275,6 +275,11 @@ def context_rules():
     # "Haemoptysis settled by D4": a symptom over
     rules += [ConTextRule(c, "HISTORICAL", direction="BACKWARD", max_scope=4, allowed_types={"Problem"})
               for c in ("settled", "has settled", "subsided", "has subsided", "abated", "has abated")]
+    # "Lumpectomy 3 months ago": care done months ago is past, unless it began then and goes on ("started
+    # letrozole 2 months ago"); a complaint or diagnosis of recent onset is current ("cough started 2 months
+    # ago", "Tosse seca há 3 meses", "cancer diagnosed 3 months ago")
+    rules += [ConTextRule("months ago", "HISTORICAL", direction="BIDIRECTIONAL", max_scope=6, allowed_types=set(CARE),
+                          on_modifies=_no_onset)]
     # "Remote R breast IDC (2009)", "a remote MI": the word before the disease only
     rules += [ConTextRule(c, "HISTORICAL", direction="FORWARD", max_scope=3) for c in ("remote",)]
     # "Off Keppra since 1/2025", "off Coumadin": a drug no longer taken (right before it: "off-label" is not)
@@ -1531,6 +1536,14 @@ _BUT_NEW_SUBJECT = re.compile(r"\bbut\s+(?!(?:(?:it|this|that|they|these|she|he|
 
 
 CARE = frozenset({"Medication", "Procedure", "Test"})
+_ONSET = frozenset({"started", "starting", "start", "began", "begun", "commenced", "initiated", "since", "onset"})
+
+
+def _no_onset(target, modifier, between) -> bool:
+    """An ``on_modifies`` check: no word of onset in the clause up to three words before the mention
+    ("started letrozole 2 months ago" tells when the drug began, not that it ended)."""
+    lo, hi = min(target.start, modifier.start), max(target.end, modifier.end)
+    return not any(t.lower_ in _ONSET for t in target.doc[max(0, lo - 3):hi])
 # "No chemo given before or during RT": care named as the time of another statement is that statement's
 # time point, not what its negation denies
 _TIME_POINT = re.compile(r"\b(?:before|during|after|since|following|until|throughout|prior\s+to|post)[\s-]+"

@@ -218,8 +218,12 @@ def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int =
 def gloss(sentence: str, prior: str = "en") -> Glossed | None:
     """The sentence in English words, or None when it is English already. O(words · _MAX_WORDS)."""
     lang = language_of(sentence, prior)
-    if lang == "en":
+    # an English sentence of a note written in another language keeps its words but its terms English
+    # never writes ("Röntgen-Thorax: no infiltrates" in a German letter)
+    terms_only = lang == "en" and prior in LANGUAGES
+    if lang == "en" and not terms_only:
         return None
+    lang = prior if terms_only else lang
     table = glossary()[lang]
     # hyphens and apostrophes join words ("Röntgen-Thorax", "pas d'anomalie"); glossary keys skip them too
     toks = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence) if m.group() not in _JOINERS]
@@ -230,24 +234,35 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
     while i < len(toks):
         for n in range(min(_MAX_WORDS, len(toks) - i), 0, -1):
             entry = table.get(tuple(written[i:i + n])) or table.get(tuple(keys[i:i + n]))
+            if terms_only and entry and not _foreign_term(written[i:i + n], entry):
+                entry = None
             if entry and (n > 1 or len(keys[i]) > 1):  # "l" of "mmol/L" is no French article
                 units.append((toks[i][0], toks[i + n - 1][1], entry.english, entry.pos))
                 i += n
                 break
         else:
             start, end, word = toks[i]
-            inflected = _lookup(keys[i], table) if lang in _COMPOUNDING and word.isalpha() else None
+            compound = lang in _COMPOUNDING and word.isalpha() and not (terms_only and _zipf(written[i], "en") >= 2.0)
+            inflected = _lookup(keys[i], table) if compound else None
             parts = [inflected] if inflected else \
-                _split_compound(keys[i], table) if lang in _COMPOUNDING and word.isalpha() and len(word) >= 8 else None
+                _split_compound(keys[i], table) if compound and len(word) >= 8 else None
             if parts:
                 units.append((start, end, " ".join(p.english for p in parts), parts[-1].pos))
             else:
                 units.append((start, end, _fold_same_length(word), ""))  # a word of one letter too: "l", "y"
             i += 1
-    units = [_answer_no(units, k) for k in range(len(units))]
+    if terms_only:  # English order stays; nothing glossed: the sentence is English
+        return _assemble(sentence, units, lang) if any(kind for *_, kind in units) else None
+    units = _ago_last([_answer_no(units, k) for k in range(len(units))])
     if lang in _ROMANCE:
         units = _adjectives_first(units)
     return _assemble(sentence, units, lang)
+
+
+def _foreign_term(words: list[str], entry: Entry) -> bool:
+    """A glossary entry that an English sentence may still hold: a term with a word English hardly
+    writes (wordfreq Zipf < 2: "Röntgen", "Befund"), whose English differs from it."""
+    return fold(entry.english) != " ".join(fold(w) for w in words) and any(_zipf(w, "en") < 2.0 for w in words)
 
 
 def _answer_no(units: list, k: int) -> tuple:
@@ -255,6 +270,29 @@ def _answer_no(units: list, k: int) -> tuple:
     start, end, english, kind = units[k]
     closing = k + 1 == len(units) or units[k + 1][2] in (".", ",", ";", ")")
     return (start, end, "no", kind) if english == "not" and closing else units[k]
+
+
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                       r"several|a few|some")
+_TIME_UNIT = re.compile(r"(?:year|month|week|day|hour)s?")
+
+
+def _ago_last(units: list) -> list:
+    """"hace 2 años", "il y a trois mois", "há 2 anos", "vor 2 Jahren": the word for "ago" comes before the
+    span in these languages and after it in English ("2 years ago"), the order the date reader and ConText's
+    "years ago" expect. Moved words stand for the whole phrase. Pure. O(units)."""
+    out, i = [], 0
+    while i < len(units):
+        if (i + 2 < len(units) and units[i][2] in ("ago", "before") and _QUANTITY.fullmatch(units[i + 1][2])
+                and _TIME_UNIT.fullmatch(units[i + 2][2])):
+            many, unit = units[i + 1][2] not in ("a", "an", "one", "1"), units[i + 2][2]
+            unit = unit + "s" if many and not unit.endswith("s") else unit  # "trois mois" → "three months"
+            out.append((units[i][0], units[i + 2][1], f"{units[i + 1][2]} {unit} ago", "X"))
+            i += 3
+        else:
+            out.append(units[i])
+            i += 1
+    return out
 
 
 #: a marker's result follows it in English too ("HER2 negative", "KRAS wild-type"): never moved before it
