@@ -45,6 +45,11 @@ def test_months_ago_ends_care_but_not_a_recent_complaint_or_what_began_then(nlp)
     assert _assertion(nlp, "MI 5 years ago.", "MI") == "historical"
 
 
+def test_a_parenthesis_names_the_phase_of_a_course(nlp):
+    [m] = [m for m in extract_mentions(nlp, ["Total received: 6 doses of trastuzumab (neoadjuvant only)."], [None])[0]]
+    assert m.detail.get("phase") == "neoadjuvant"
+
+
 def test_planned_completed_and_declined_treatment(nlp):
     assert _one(nlp, "Will start osimertinib 80 mg daily.")[0][2] == "planned"
     assert _one(nlp, "s/p L lumpectomy + SLNB.")[0][2] == "historical"

@@ -121,3 +121,11 @@ def test_markers_none_resulted_to_date_are_not_tested_in_any_language(nlp):
     assert gloss("SIN EGFR/ALK/ROS1/PD-L1 hasta la fecha.", "es").text.endswith("to date.")
     ms = extract_mentions(nlp, ["SIN EGFR/ALK/ROS1/PD-L1 hasta la fecha."], [None], languages=["es"])[0]
     assert "EGFR=not-tested" in ms[0].values
+
+
+def test_a_course_retold_in_spanish_keeps_its_phase_and_its_past(nlp):
+    [ms] = extract_mentions(nlp, ["Total recibido: 6 dosis de trastuzumab (solo neoadyuvancia)."], [None], languages=["es"])
+    drug = next(m for m in ms if m.text == "trastuzumab")
+    assert drug.assertion == "historical" and drug.detail.get("phase") == "neoadjuvant"
+    [ms] = extract_mentions(nlp, ["Recibe trastuzumab cada 3 semanas."], [None], languages=["es"])
+    assert ms[0].assertion == "present"  # "recibe": receives, under way

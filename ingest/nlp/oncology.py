@@ -492,7 +492,8 @@ _AFTER_OP = r"adjuvant|post-?op(?:erative(?:ly)?)?|post-?surgical"
 _PHASE_LEFT = re.compile(rf"\b(?:(?P<before>{_BEFORE_OP})|(?P<after>{_AFTER_OP}))\s+"
                          rf"(?:(?!(?:then|and|followed|or)\b)[\w/+]+(?:\s+|-)){{0,2}}$", re.I)
 _PHASE_OWN = re.compile(rf"(?:(?P<before>{_BEFORE_OP}|(?-i:NACT|NAC|NST|NAST)\b)|(?P<after>{_AFTER_OP}))", re.I)
-_PHASE_RIGHT = re.compile(rf"^\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE_OP})\b|(?:before|prior\s+to)\s+(?:the\s+)?"
+# ("6 doses of trastuzumab (neoadjuvant only)", "(only neoadjuvant)": a parenthesis names it too)
+_PHASE_RIGHT = re.compile(rf"^\s*\(?\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE_OP})\b|(?:before|prior\s+to)\s+(?:the\s+)?"
                           rf"(?:surgery|operation|resection))|(?P<after>(?:post-?op(?:eratively)?)\b|after\s+(?:the\s+)?"
                           rf"(?:surgery|operation|resection)))", re.I)
 

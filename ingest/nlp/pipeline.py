@@ -881,9 +881,13 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
 def _in_source(mentions: list[Mention], glossing: Glossed, source: str) -> list[Mention]:
     """Mentions found in a sentence's English gloss, placed on the source words they stand for (the
     text is the source's: "métastases hépatiques", not "hepatic metastases"). Pure. O(mentions)."""
+    from ingest.text.languages import own_word
+
     out = []
     for m in mentions:
         start, end = glossing.to_source(m.start, m.end)
+        if glossing.text[m.start:m.end] == source[start:end] and own_word(source[start:end], glossing.language):
+            continue  # a word of the sentence's own language, kept as written: "completar" is no drug
         out.append(replace(m, start=start, end=end, text=source[start:end]))
     return out
 

@@ -165,6 +165,15 @@ def _tells(word: str, folded: str, lang: str, stops: frozenset[str]) -> bool:
     return margin >= 1.0 or _zipf(word.lower(), "en") < 1.0 and _known(folded, lang)
 
 
+def own_word(word: str, lang: str) -> bool:
+    """A common word of ``lang`` (wordfreq Zipf ≥ 3.5 there) and rare in English (a Zipf lower by 1 or
+    more): a word the glossary lacks but that names nothing in English ("completar", "cita")."""
+    if not word.isalpha():
+        return False
+    here = _zipf(word.lower(), lang)
+    return here >= 3.5 and here - _zipf(word.lower(), "en") >= 1.0
+
+
 @cache
 def _zipf(word: str, lang: str) -> float:
     from wordfreq import zipf_frequency
