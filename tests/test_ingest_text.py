@@ -114,3 +114,13 @@ def test_a_marker_label_opens_a_result_line_not_a_section():
 
     text = "MOLECULAR REPORT\nKRAS: c.35G>T p.(Gly12Val) - DETECTED\nBRAF: V600E not detected\nPLAN: restage\n"
     assert [s.name for s in split_sections(text)] == ["MOLECULAR REPORT", "Plan"]
+
+
+def test_a_family_history_list_ends_at_a_result_labelled_with_its_day():
+    text = ("FHx: no colorectal ca. Father - bladder ca at 80.\n"
+            "Colonoscopy (05/02/24): ulcerating tumour 7 cm from AV, biopsied.\n"
+            "Assessment (RN): arthralgia.\n")
+    names = [(s.name, text[s.start:s.end].split(":")[0]) for s in split_sections(text)]
+    assert names[0][0] == "Family History"
+    assert names[1] == ("Unlabeled", "Colonoscopy (05/02/24)")  # the label stays in the text: it is a finding
+

@@ -24,6 +24,8 @@ _COMMA_REMARK = re.compile(r"^(?P<name>[^\W\d_]+(?:[ /&-][^\W\d_]+){0,3}),[ \t]+
 # (FoundationOne CDx, rib bx):", "Imaging today (bilat mammo + targeted US):" stay lines of results)
 _COLON = re.compile(r"^(?P<name>[^\W\d_](?:[^\W\d_]|[ /&()\-]|\((?:with|w/|d/w|discussed\s+with|seen\s+with)\s[^()\n:]{0,40}\)){1,50}):"
                     r"[ \t]*(?=\S|$)", re.M)
+# "Colonoscopy (05/02/24): ...", "Histology (09/02/24): ...": a result labelled with its day (ends a history list)
+_DATED_LABEL = re.compile(r"^(?P<name>[^\W\d_]+(?:[ /&\-][^\W\d_]+){0,4})[ \t]*\([^()\d\n]{0,20}\d[^()\n]{0,20}\):[ \t]*(?=\S|$)", re.M)
 
 #: headers of what came before this visit
 _HISTORY_HEADERS = (
@@ -182,10 +184,15 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
             found.append((m.start(), m.end(), name))
         elif name.split()[0].lower() not in _RELATIVES:
             labels.append((m.start(), m.end(), name))
+    # (the dated label stays in the text that follows: "Colonoscopy (05/02/24)" is itself a finding)
+    labels += [(m.start(), m.start(), "") for m in _DATED_LABEL.finditer(text)
+               if m.group("name").split()[0].lower() not in _RELATIVES]
     # a short history list ("FHx: ...") ends at the next "Label:" line ("Stage: cT2 cN0"): what follows
     # is not a relative's history
     for start, body, name in labels:
         before = [f for f in found if f[0] < start]
+        if any(f[0] == start for f in found):
+            continue  # "Assessment (RN):" is a header already
         if before and canonical_name(max(before)[2]) in _LIST_SECTIONS:
             found.append((start, body, name))
     for m in _AP_INLINE.finditer(text):
@@ -267,7 +274,7 @@ def _split(text: str) -> list[Section]:
         sections.append(Section(0, UNLABELED, None, 0, first))
     for i, (start, body, raw) in enumerate(heads):
         end = heads[i + 1][0] if i + 1 < len(heads) else len(text)
-        name = canonical_name(raw) or raw.strip().strip(":")
+        name = canonical_name(raw) or raw.strip().strip(":") or UNLABELED
         if sections and name == "Assessment and Plan" and sections[-1].name == name:
             # "## Plan" inside "# Assessment and Plan": one section
             prev = sections.pop()
