@@ -614,3 +614,26 @@ def test_an_option_the_record_rules_out_is_closed_while_another_stays_open():
     assert "liver-metastasectomy" in options(before)
     assert "liver-metastasectomy" not in options(after) and options(after)
     assert {i.step: i.status for i in after.items}["liver-metastasectomy"] == "not-applicable"
+
+
+def test_care_given_is_judged_by_the_stage_known_when_it_was_given():
+    spec, paths, codes = _spec("colorectal")
+    rectal = ("DOID|DOID:1996",)
+    facts = [
+        fact(1, "Test", "colonoscopy", "2024-02-05", codes=("SNOMED-CT|73761001",)),
+        fact(2, "Cancer", "rectal adenocarcinoma", "2024-02-09", codes=rectal,
+             ancestors=("DOID|DOID:1993", "DOID|DOID:9256", "DOID|DOID:162"), detail={"site": "rectum"}),
+        fact(3, "Test", "CT CAP", "2024-02-12", codes=("SNOMED-CT|77477000",)),
+        fact(4, "Biomarker", "pMMR", "2024-02-21", values=("MMR=proficient", "MSI=stable")),
+        fact(5, "Test", "MRI pelvis", "2024-02-14", codes=("SNOMED-CT|241615005",)),
+        fact(6, "Stage", "cT3cN1M0", "2024-02-21", values=("IIIB",), detail={"basis": "clinical", "site": "rectum"}),
+        fact(7, "Procedure", "SCPRT 25 Gy/5#", "2024-03-04", codes=("SNOMED-CT|33195004",)),
+        fact(8, "Medication", "CAPOX", "2024-03-25", codes=("regimen|CAPOX",)),
+        fact(9, "Procedure", "anterior resection (TME)", "2024-08-20", codes=("SNOMED-CT|265414003",)),
+        # after the TNT the tumour is smaller: ypT2 N0 is stage I, which would make TNT "not indicated"
+        fact(10, "Stage", "ypT2N0", "2024-08-30", values=("I",), detail={"basis": "pathological", "site": "rectum"}),
+    ]
+    day = D("2024-10-01")
+    res = assess(spec, paths, build_state("p", facts, day), day, codes)
+    assert "total-neoadjuvant-therapy" not in [i.step for i in res.items if i.status == "done-not-indicated"]
+    assert "total-neoadjuvant-therapy" in [i.step for i in res.items if i.status == "done"]

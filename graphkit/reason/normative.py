@@ -387,8 +387,11 @@ def path_statuses(spec: GuidelineSpec, pv: PathVerdict, state: PatientState, mat
         moved_past = [s for s in done_after if spec.step(s).kind == "Treatment" or s not in siblings]
         item = CareItem(sid, spec.uid(sid), st.name, "not-yet-due", st.kind, st.category, position=pos,
                         evidence_level=st.evidence_level, evidence_source=st.evidence_source)
-        reasons = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, done_ids))]
         m = matches.get(sid)
+        # care given is judged by the stage known when it was given (a post-TNT ypT2 N0 does not make the
+        # TNT for a cT3c N1 tumour care for an early cancer), care still to come by the latest
+        known = stage_as_of(state, m.date.isoformat()) if m and m.date else None
+        reasons = [x.reason for x in st.not_indicated if holds(evaluate_condition(x.when, state, done_ids, known))]
         win = _window(st, matches)
         if win and _waits_on_path(spec, st, win[0].after, pv.steps, matches, at):
             win = None
