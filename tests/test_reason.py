@@ -330,17 +330,22 @@ def test_a_generic_lung_cancer_beside_small_cell_histology_is_not_nsclc():
     assert not assess(spec, paths, build_state("p", [generic, sclc], day), day, codes).applies
 
 
+def _rectal_iiib(colonoscopy, diagnosis, ct, mmr, mri):
+    """A pMMR rectal adenocarcinoma worked up on the given days, clinical stage cT3c N1 (IIIB) by its MRI."""
+    return [
+        fact(1, "Test", "colonoscopy", colonoscopy, codes=("SNOMED-CT|73761001",)),
+        fact(2, "Cancer", "rectal adenocarcinoma", diagnosis, codes=("DOID|DOID:1996",),
+             ancestors=("DOID|DOID:1993", "DOID|DOID:9256", "DOID|DOID:162"), detail={"site": "rectum"}),
+        fact(3, "Test", "CT CAP", ct, codes=("SNOMED-CT|77477000",)),
+        fact(4, "Biomarker", "pMMR", mmr, values=("MMR=proficient", "MSI=stable")),
+        fact(5, "Test", "MRI pelvis", mri, codes=("SNOMED-CT|241615005",)),
+        fact(6, "Stage", "cT3cN1M0", mri, values=("IIIB",), detail={"basis": "clinical", "site": "rectum"}),
+    ]
+
+
 def test_watch_and_wait_needs_a_documented_clinical_complete_response():
     spec, paths, codes = _spec("colorectal")
-    rectal = ("DOID|DOID:1996",)
-    base = [
-        fact(1, "Test", "colonoscopy", "2024-12-12", codes=("SNOMED-CT|73761001",)),
-        fact(2, "Cancer", "rectal adenocarcinoma", "2024-12-16", codes=rectal,
-             ancestors=("DOID|DOID:1993", "DOID|DOID:9256", "DOID|DOID:162"), detail={"site": "rectum"}),
-        fact(3, "Test", "CT CAP", "2024-12-19", codes=("SNOMED-CT|77477000",)),
-        fact(4, "Biomarker", "pMMR", "2024-12-20", values=("MMR=proficient", "MSI=stable")),
-        fact(5, "Test", "MRI pelvis", "2024-12-23", codes=("SNOMED-CT|241615005",)),
-        fact(6, "Stage", "cT3cN1M0", "2024-12-23", values=("IIIB",), detail={"basis": "clinical", "site": "rectum"}),
+    base = _rectal_iiib("2024-12-12", "2024-12-16", "2024-12-19", "2024-12-20", "2024-12-23") + [
         fact(7, "Procedure", "long-course chemoradiation", "2025-01-20", codes=("SNOMED-CT|703423002",)),
         fact(8, "Medication", "consolidation CAPOX", "2025-03-03", codes=("regimen|CAPOX",)),  # total neoadjuvant
         fact(10, "Test", "flexible sigmoidoscopy", "2025-06-17", codes=("SNOMED-CT|44441009",)),
@@ -618,15 +623,7 @@ def test_an_option_the_record_rules_out_is_closed_while_another_stays_open():
 
 def test_care_given_is_judged_by_the_stage_known_when_it_was_given():
     spec, paths, codes = _spec("colorectal")
-    rectal = ("DOID|DOID:1996",)
-    facts = [
-        fact(1, "Test", "colonoscopy", "2024-02-05", codes=("SNOMED-CT|73761001",)),
-        fact(2, "Cancer", "rectal adenocarcinoma", "2024-02-09", codes=rectal,
-             ancestors=("DOID|DOID:1993", "DOID|DOID:9256", "DOID|DOID:162"), detail={"site": "rectum"}),
-        fact(3, "Test", "CT CAP", "2024-02-12", codes=("SNOMED-CT|77477000",)),
-        fact(4, "Biomarker", "pMMR", "2024-02-21", values=("MMR=proficient", "MSI=stable")),
-        fact(5, "Test", "MRI pelvis", "2024-02-14", codes=("SNOMED-CT|241615005",)),
-        fact(6, "Stage", "cT3cN1M0", "2024-02-21", values=("IIIB",), detail={"basis": "clinical", "site": "rectum"}),
+    facts = _rectal_iiib("2024-02-05", "2024-02-09", "2024-02-12", "2024-02-21", "2024-02-21") + [
         fact(7, "Procedure", "SCPRT 25 Gy/5#", "2024-03-04", codes=("SNOMED-CT|33195004",)),
         fact(8, "Medication", "CAPOX", "2024-03-25", codes=("regimen|CAPOX",)),
         fact(9, "Procedure", "anterior resection (TME)", "2024-08-20", codes=("SNOMED-CT|265414003",)),
