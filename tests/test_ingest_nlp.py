@@ -1470,3 +1470,8 @@ def test_a_telephone_contact_is_no_regimen(nlp):
     assert "TC" not in said("Specialty pharmacy - TC w/ pt.")
     assert "TC" not in said("TC to daughter re results.")
     assert said("Plan TC with pegfilgrastim support.").get("TC") == "Medication"
+
+
+def test_an_exon_deletion_written_with_hyphens_is_an_alteration(nlp):
+    [ms] = extract_mentions(nlp, ["NGS: EGFR Exon-19-Deletion, TP53-Mutation"], [None], languages=["de"])
+    assert any("EGFR=mutated" in m.values for m in ms)

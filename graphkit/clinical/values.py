@@ -372,7 +372,7 @@ _TOKEN = re.compile(
     r"|(?P<ihc>(?<![A-Za-z0-9])(?:IHC\s*)?(?P<ihc_n>[0-3])\s?\+(?:\s*(?:by|on)\s+IHC)?|(?<![A-Za-z0-9])(?:IHC|score)\s*(?:of\s*)?:?\s*0(?![%\d.])|(?<=HER2 )0(?![%\d]|\.\d)|(?<=HER2: )0(?![%\d]|\.\d))"
     r"|(?P<variant>(?-i:[A-Z]\d{2,4}[A-Z](?:/[A-Z])?)|"
     # HGVS as a report writes it: c.35G>T, p.(Gly12Val), p.G12V
-    r"(?-i:c\.\d+(?:[+-]\d+)?(?:[ACGT]>[ACGT]|(?:_\d+)?(?:del|dup|ins)[ACGT]*)|p\.\(?(?:[A-Z][a-z]{2}\d{1,4}(?:[A-Z][a-z]{2}|fs|\*)|[A-Z]\d{1,4}[A-Z*])\)?)|ex(?:on)?\s?\d{1,2}\s?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
+    r"(?-i:c\.\d+(?:[+-]\d+)?(?:[ACGT]>[ACGT]|(?:_\d+)?(?:del|dup|ins)[ACGT]*)|p\.\(?(?:[A-Z][a-z]{2}\d{1,4}(?:[A-Z][a-z]{2}|fs|\*)|[A-Z]\d{1,4}[A-Z*])\)?)|ex(?:on)?[\s-]?\d{1,2}[\s-]?(?:del(?:etion)?s?|ins(?:ertion)?s?|skipping|mutation|alteration)"
     r"|(?:exon\s?19\s?)?del19|ex19del|ex20ins|(?-i:L858R|T790M|C797S|G12[CDVARS]|G13D|V600[EK]))"
     # a combined positive score is a count, not a percent: "PD-L1 22C3 CPS 15", "CPS >=10"
     r"|(?P<cps>\bCPS\s*(?:score\s*)?(?:of\s*)?[:=]?\s*(?:>=|<=|[<>≥≤])?\s*\d{1,3}(?:\.\d+)?(?!\d|\.\d|\s*%))"
