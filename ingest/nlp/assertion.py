@@ -1540,8 +1540,8 @@ _ONSET = frozenset({"started", "starting", "start", "began", "begun", "commenced
 
 
 def _no_onset(target, modifier, between) -> bool:
-    """An ``on_modifies`` check: no word of onset in the clause up to three words before the mention
-    ("started letrozole 2 months ago" tells when the drug began, not that it ended)."""
+    """An ``on_modifies`` check: no word of onset from three words before the mention or the cue to the end
+    of both ("started letrozole 2 months ago" tells when the drug began, not that it ended)."""
     lo, hi = min(target.start, modifier.start), max(target.end, modifier.end)
     return not any(t.lower_ in _ONSET for t in target.doc[max(0, lo - 3):hi])
 # "No chemo given before or during RT": care named as the time of another statement is that statement's

@@ -41,7 +41,7 @@ from ingest.nlp import oncology, when
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
                                   label_assertion)
 from ingest.nlp.findings import find_described_problems, find_node_findings
-from ingest.text.languages import Glossed, gloss
+from ingest.text.languages import Glossed, gloss, own_word
 
 # Every stock ConText rule is a phrase now (assertion.as_phrases): medspaCy still calls its empty token
 # Matcher, and spaCy warns about that on each call.
@@ -881,8 +881,6 @@ def extract_mentions(nlp, sentences: Iterable[str], sections: Iterable[str | Non
 def _in_source(mentions: list[Mention], glossing: Glossed, source: str) -> list[Mention]:
     """Mentions found in a sentence's English gloss, placed on the source words they stand for (the
     text is the source's: "métastases hépatiques", not "hepatic metastases"). Pure. O(mentions)."""
-    from ingest.text.languages import own_word
-
     out = []
     for m in mentions:
         start, end = glossing.to_source(m.start, m.end)
