@@ -499,7 +499,8 @@ _PHASE_RIGHT = re.compile(rf"^\s*\(?\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE
 
 
 # "trastuzumab/pertuzumab were given only with the 6 neoadjuvant cycles": the course it was part of
-_PHASE_PART_OF = re.compile(rf"^(?:\s*/?\s*[\w+-]+){{0,6}}?\s+(?:with|during|in|as\s+part\s+of)\s+(?:the\s+|all\s+|\d+\s+)*"
+# (each word possessive: a word is never split into two of the six, which cost ~1.5 ms per failed match)
+_PHASE_PART_OF = re.compile(rf"^(?:\s*/?\s*[\w+-]++){{0,6}}?\s+(?:with|during|in|as\s+part\s+of)\s+(?:the\s+|all\s+|\d+\s+)*"
                             rf"(?:(?P<before>{_BEFORE_OP})|(?P<after>{_AFTER_OP}))\b", re.I)
 
 

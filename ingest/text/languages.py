@@ -24,7 +24,7 @@ import csv
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 GLOSSARY = Path(__file__).parent / "data" / "glossary.tsv"
@@ -62,8 +62,10 @@ class Glossed:
         return min(self.starts[start:end]), max(self.ends[start:end])
 
 
+@lru_cache(maxsize=1 << 17)
 def fold(word: str) -> str:
-    """Lower case without accents ("Métastases" → "metastases"); ß → ss. Clinicians often drop accents."""
+    """Lower case without accents ("Métastases" → "metastases"); ß → ss. Clinicians often drop accents.
+    Remembered (a note repeats its words; 128 k words at most)."""
     w = unicodedata.normalize("NFKD", word.lower().replace("ß", "ss"))
     return "".join(c for c in w if not unicodedata.combining(c))
 
@@ -118,15 +120,16 @@ def language_of(sentence: str, prior: str = "en") -> str:
     # acronyms ("dMMR", "MSI", "ER") tell no language; a capitalised header's long words do ("ONCOLOGÍA")
     words = [(w, fold(w)) for w in written if w[1:].islower() or w.isupper() and len(w) >= 6]
     words = list(dict.fromkeys((w.lower() if w.isupper() else w, f) for w, f in words))  # "met ... met": one word
-    stops = _stop_words()
+    if prior not in LANGUAGES and not any(_tells_any(w, f) for w, f in words):
+        return "en"  # no word of another language: the loop below would find none (most sentences)
     best, best_score = "en", (0, 0, 0)
     for lang in LANGUAGES:
-        own = stops[lang] - stops["en"]
-        english = sum(_english(w, f, lang, stops) for w, f in words)
-        tells = [(w, f) for w, f in words if _tells(w, f, lang, own)]
+        signals = [_signals(w, f, lang) for w, f in words]
+        english = sum(e for e, _, _ in signals)
+        tells = [wf for wf, (_, t, _) in zip(words, signals) if t]
         # one word tells alone only if it is a glossary word English never writes
-        alone = len(tells) == 1 and tells[0][1] not in own and _zipf(tells[0][0].lower(), "en") < 2.0
-        score = (len(tells) + (lang == prior), sum(_known(f, lang) for _, f in words), lang == prior)
+        alone = len(tells) == 1 and tells[0][1] not in _own_stops(lang) and _zipf(tells[0][0].lower(), "en") < 2.0
+        score = (len(tells) + (lang == prior), sum(k for _, _, k in signals), lang == prior)
         if (len(tells) >= 2 and len(tells) > english or alone and english == 0
                 or lang == prior and len(tells) >= english) and score > best_score:
             best, best_score = lang, score
@@ -142,6 +145,27 @@ def note_language(sentences: list[str]) -> str:
     counts = Counter(language_of(s) for s in sentences)
     lang, n = max(((k, v) for k, v in counts.items() if k != "en"), key=lambda kv: kv[1], default=("en", 0))
     return lang if n and n >= counts["en"] else "en"
+
+
+@cache
+def _own_stops(lang: str) -> frozenset[str]:
+    """``lang``'s function words that English does not share."""
+    stops = _stop_words()
+    return stops[lang] - stops["en"]
+
+
+@lru_cache(maxsize=1 << 18)
+def _signals(word: str, folded: str, lang: str) -> tuple[bool, bool, bool]:
+    """(:func:`_english`, :func:`_tells`, :func:`_known`) of one word for one language, remembered: they
+    depend on the word alone, and a note repeats its words (these three were half of the NLP time)."""
+    return (_english(word, folded, lang, _stop_words()), _tells(word, folded, lang, _own_stops(lang)),
+            _known(folded, lang))
+
+
+@lru_cache(maxsize=1 << 17)
+def _tells_any(word: str, folded: str) -> bool:
+    """Whether the word :func:`_tells` any language."""
+    return any(_signals(word, folded, lang)[1] for lang in LANGUAGES)
 
 
 def _english(word: str, folded: str, lang: str, stops: dict[str, frozenset[str]]) -> bool:
