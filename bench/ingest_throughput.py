@@ -19,12 +19,12 @@ starts with a fresh prefix ``bench-ingest-<time>-<pid>-``.
 
 Timed region: exactly one ``ingest_paths(store, [folder], fmt="text", nlp=nlp)`` call — reading the
 manifest and files, normalizing, sections, sentences, NLP (target matcher + ConText), lexicon
-linking (in ``ingest.job.default_workers()`` forked processes — 1 on a 2-core machine — beside the
+linking (in ``ingest.job.default_workers()`` forked processes — 2 on a 2-core machine — beside the
 reading and writing process; stage seconds are summed over processes, so they overlap), building
-the graph rows and every Neo4j write (batches of 64 notes, one transaction each, then the
+the graph rows and every Neo4j write (batches of 32 notes, one transaction each, then the
 per-patient NEXT chains). NOT timed: building the spaCy/medspaCy pipeline (reported as
 ``pipeline_build_s``), applying the schema, the clean-up, and a warm-up run on ``--warmup-notes``
-notes (default 64 = one full write batch) under another prefix, removed before the timed run. The
+notes (default 64 = two full write batches) under another prefix, removed before the timed run. The
 warm-up matters: right after a server start the JVM has not compiled the write path and no query
 plan is cached, and a cold 120-note run measured ~2.5x slower (21.8 s vs 8-10 s) on the development
 machine; its rate is reported as ``warmup_notes_per_s`` (``--warmup-notes 0`` measures a cold run).
@@ -148,7 +148,7 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=120, help="notes to ingest (default 120)")
     ap.add_argument("--tokens", type=int, default=2000, help="whitespace tokens per note, at least (default 2000)")
     ap.add_argument("--patients", type=int, default=20, help="patients the notes are spread over (default 20)")
-    ap.add_argument("--batch-notes", type=int, default=64, help="ingest_paths batch_notes (default 64, as the CLI)")
+    ap.add_argument("--batch-notes", type=int, default=32, help="ingest_paths batch_notes (default 32, as the CLI)")
     ap.add_argument("--warmup-notes", type=int, default=64,
                     help="untimed warm-up notes under another prefix, removed before the timed run (0: none)")
     ap.add_argument("--source", type=Path, default=ACI_TRAIN, help="ACI-Bench CSV with a 'note' column")

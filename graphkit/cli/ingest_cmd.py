@@ -21,7 +21,7 @@ def notes(
     fmt: str = typer.Option(None, "--format", help="mimic | fhir | text (default: detected per path)."),
     quarantine: Path = typer.Option(None, help="Where rejected records go (mode 0600; default "
                                                  "GRAPHKIT_HOME/quarantine/ingest.jsonl)."),
-    batch_notes: int = typer.Option(64, help="Notes per transaction."),
+    batch_notes: int = typer.Option(32, help="Notes per transaction."),
     workers: int = typer.Option(None, min=0, help="NLP worker processes beside the reader/writer (default: one per "
                                                   "core but one, at most 4; 0 = NLP in the main process)."),
     max_note_bytes: int = typer.Option(1_000_000, help="Reject notes larger than this."),
