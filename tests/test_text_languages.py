@@ -129,3 +129,22 @@ def test_a_course_retold_in_spanish_keeps_its_phase_and_its_past(nlp):
     assert drug.assertion == "historical" and drug.detail.get("phase") == "neoadjuvant"
     [ms] = extract_mentions(nlp, ["Recibe trastuzumab cada 3 semanas."], [None], languages=["es"])
     assert ms[0].assertion == "present"  # "recibe": receives, under way
+
+
+@pytest.mark.parametrize("sentence, language", [
+    ("La paciente rechaza la quimioterapia adyuvante.", "es"),
+    ("La patiente refuse la chimiothérapie adjuvante.", "fr"),
+    ("Chemotherapie wurde abgelehnt.", "de"),
+    ("La paziente rifiuta la chemioterapia adiuvante.", "it"),
+    ("A paciente recusou a quimioterapia adjuvante.", "pt"),
+    ("Patiënte weigert adjuvante chemotherapie.", "nl"),
+])
+def test_care_the_patient_refuses_is_not_given_in_any_language(nlp, sentence, language):
+    [ms] = extract_mentions(nlp, [sentence], [None], languages=[language])
+    assert [m.assertion for m in ms if m.kind == "Procedure"] == ["negated"]
+
+
+def test_care_only_discussed_is_not_given_and_an_english_header_stays_english(nlp):
+    [ms] = extract_mentions(nlp, ["Alternativa discutida: QRT longa (50,4 Gy + capecitabina)."], [None], languages=["pt"])
+    assert {m.text: m.assertion for m in ms if m.kind == "Procedure"}["QRT"] == "possible"
+    assert canonical_name("Evaluation") is None  # French "évaluation" is the same word, not an assessment section
