@@ -1475,3 +1475,17 @@ def test_a_telephone_contact_is_no_regimen(nlp):
 def test_an_exon_deletion_written_with_hyphens_is_an_alteration(nlp):
     [ms] = extract_mentions(nlp, ["NGS: EGFR Exon-19-Deletion, TP53-Mutation"], [None], languages=["de"])
     assert any("EGFR=mutated" in m.values for m in ms)
+
+
+def test_a_start_only_the_note_can_read_dates_the_course(nlp):
+    from datetime import date
+
+    # the sentence alone cannot read 19/08/24 month first; the note's other dates say day first
+    sents = ["Completed concurrent chemoRT 27/09/24 (started 19/08/24): 60 Gy/30# L hilum; weekly carbo/paclitaxel x5."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2024, 10, 10))
+    by = {m.text: m for m in row}
+    assert by["chemoRT"].detail.get("start") == "2024-08-19" and by["chemoRT"].detail.get("end") == "2024-09-27"
+    assert by["carbo"].assertion == "historical"  # the course's parts stay in the course
+    sents = ["Tx: paclitaxel x12 wk + trastuzumab from 10/22/24; trastuzumab completed 10/14/25 (1 yr)."]
+    [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2025, 11, 1))
+    assert next(m for m in row if m.text.startswith("paclitaxel")).assertion == "historical"

@@ -1384,11 +1384,12 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
     if m.kind in ("Medication", "Procedure") and m.assertion == "present" and m.cue is None and \
             m.concepts and m.concepts[0].code in never:
         return replace(m, assertion="negated", cue="never taken (same note)")
-    if day_first and m.detail.get("start"):
-        # "Osimertinib 80 mg od STARTED 01/07/2024" in a note that writes "C3 03/06/24": 1 July, not 7 January
-        # (the sentence alone reads an ambiguous day month first; the note tells its order)
+    if day_first and m.kind in ("Medication", "Procedure") and not (m.kind == "Procedure" and _is_operation(m.concepts)):
+        # "Osimertinib 80 mg od STARTED 01/07/2024" in a note that writes "C3 03/06/24": 1 July, not 7 January;
+        # "chemoRT 27/09/24 (started 19/08/24)": a start the sentence alone could not read month first at all
+        # (the note tells its order)
         again = oncology.start_date(text[m.end:], True)
-        if again and again != m.detail["start"]:
+        if again and again != m.detail.get("start"):
             m = replace(m, detail={**m.detail, "start": again})
     if m.kind == "Medication" and m.assertion == "planned" and m.detail.get("status") == "ongoing" and \
             note_day is not None and (m.detail.get("start") or "9") <= when.as_day(note_day).isoformat():
@@ -1420,10 +1421,11 @@ def _dated(text: str, m: Mention, note_day, never: set[str], day_first: bool = F
         if over:
             return replace(m, assertion="historical", cue=f"dated {over.isoformat()}",
                            detail={**m.detail, **_course_dates(text, m, note_day, over, day_first)})
-    if m.kind in when.KINDS and m.assertion == "historical" and not (m.detail.get("start") or m.detail.get("end")):
+    if m.kind in when.KINDS and m.assertion == "historical" and not m.detail.get("end"):
         # "completed 6 cycles TCHP (C1 1 Jul 2024, C6 14/10/2024)": history by its cue, dated by its clause
+        # (a start it already has, "chemoRT 27/09/24 (started 19/08/24)", stays)
         over = when.over_before(text, m.end, note_day, single_date=_one_day(m), day_first=day_first)
-        dates = _course_dates(text, m, note_day, over, day_first)
+        dates = {k: v for k, v in _course_dates(text, m, note_day, over, day_first).items() if k not in m.detail}
         return replace(m, detail={**m.detail, **dates}) if dates else m
     return m
 
@@ -1684,15 +1686,22 @@ def one_regimen(text: str, row: list[Mention]) -> list[Mention]:
 
 def same_course(row: list[Mention]) -> list[Mention]:
     """"Neoadjuvant cis/pem/pembro x4 given 2/22/24-4/26/24 (C3 cis -> carbo)": care named without a cue
-    or date of its own in a sentence that dates a course as over belongs to that course (historical, with
-    its end). Pure. O(mentions)."""
-    ends = [m.detail["end"] for m in row if m.kind in when.KINDS and m.assertion == "historical" and m.detail.get("end")]
-    if not ends:
+    or a date of its own after the course's end, in a sentence that dates a course as over, belongs to that
+    course (historical, with its end). Pure. O(mentions)."""
+    over = [m for m in row if m.kind in when.KINDS and m.assertion == "historical" and m.detail.get("end")]
+    if not over:
         return row
-    end = max(ends)
+    end = max(m.detail["end"] for m in over)
     return [replace(m, assertion="historical", cue=f"dated {end} (same course)", detail={**m.detail, "end": end})
-            if m.kind in when.KINDS and m.assertion == "present" and m.cue is None and not m.detail.get("start")
-            and not m.detail.get("status") else m for m in row]
+            if m.kind in when.KINDS and m.assertion == "present" and m.cue is None
+            and _began_in_course(m.detail.get("start"), end) and not m.detail.get("status") else m for m in row]
+
+
+def _began_in_course(start: str | None, end: str) -> bool:
+    """No start of its own, or a day before the course's end ("paclitaxel x12 wk + trastuzumab from 10/22/24;
+    ... completed 10/14/25", "60Gy/30#, started 16/12/24"); a month alone ("since 2021-10") is how a long
+    treatment that goes on is dated, and stays its own."""
+    return start is None or len(start) == 10 and start <= end
 
 
 # a coded cancer's site from its display names: whole words ("colorectal" holds "rect"), the guideline sites
