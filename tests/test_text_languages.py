@@ -148,3 +148,13 @@ def test_care_only_discussed_is_not_given_and_an_english_header_stays_english(nl
     [ms] = extract_mentions(nlp, ["Alternativa discutida: QRT longa (50,4 Gy + capecitabina)."], [None], languages=["pt"])
     assert {m.text: m.assertion for m in ms if m.kind == "Procedure"}["QRT"] == "possible"
     assert canonical_name("Evaluation") is None  # French "évaluation" is the same word, not an assessment section
+
+
+@pytest.mark.parametrize("sentence, language", [
+    ("Hormonoterapia adyuvante NO iniciada.", "es"),
+    ("Die Hormontherapie wurde nicht begonnen.", "de"),
+    ("Hormonoterapia não iniciada.", "pt"),
+])
+def test_care_not_started_is_not_given_in_any_language(nlp, sentence, language):
+    [ms] = extract_mentions(nlp, [sentence], [None], languages=[language])
+    assert [m.assertion for m in ms] == ["negated"]

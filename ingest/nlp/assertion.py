@@ -1025,7 +1025,7 @@ def context_rules():
                           on_modifies=_both(_both(same_clause, _no_result_after),
                                             lambda target, modifier, between: not _names_requester(modifier)))
               for c in ("to be arranged", "to be booked", "to be scheduled", "to be requested", "to be organised",
-                        "to be organized", "to be ordered", "requested",
+                        "to be organized", "to be ordered", "to be prescribed", "requested",
                         "requested today", "was requested", "has been requested", "have been requested",
                         "is requested", "are requested", "were requested")]
     # "I have requested a baseline DEXA scan": a request before the test is the order
