@@ -23,7 +23,7 @@ def notes(
                                                  "GRAPHKIT_HOME/quarantine/ingest.jsonl)."),
     batch_notes: int = typer.Option(32, help="Notes per transaction."),
     workers: int = typer.Option(None, min=0, help="NLP worker processes beside the reader/writer (default: one per "
-                                                  "core but one, at most 4; 0 = NLP in the main process)."),
+                                                  "core, at most 4; 0 = NLP in the main process)."),
     max_note_bytes: int = typer.Option(1_000_000, help="Reject notes larger than this."),
     extra_ner: str = typer.Option(None, "--extra-ner", envvar="GRAPHKIT_EXTRA_NER",
                                   help="An installed spaCy NER pipeline to add (e.g. a scispaCy model); "

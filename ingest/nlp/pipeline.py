@@ -1688,10 +1688,10 @@ def same_course(row: list[Mention]) -> list[Mention]:
     """"Neoadjuvant cis/pem/pembro x4 given 2/22/24-4/26/24 (C3 cis -> carbo)": care named without a cue
     or a date of its own after the course's end, in a sentence that dates a course as over, belongs to that
     course (historical, with its end). Pure. O(mentions)."""
-    over = [m for m in row if m.kind in when.KINDS and m.assertion == "historical" and m.detail.get("end")]
-    if not over:
+    ends = [m.detail["end"] for m in row if m.kind in when.KINDS and m.assertion == "historical" and m.detail.get("end")]
+    if not ends:
         return row
-    end = max(m.detail["end"] for m in over)
+    end = max(ends)
     return [replace(m, assertion="historical", cue=f"dated {end} (same course)", detail={**m.detail, "end": end})
             if m.kind in when.KINDS and m.assertion == "present" and m.cue is None
             and _began_in_course(m.detail.get("start"), end) and not m.detail.get("status") else m for m in row]
