@@ -1489,3 +1489,10 @@ def test_a_start_only_the_note_can_read_dates_the_course(nlp):
     sents = ["Tx: paclitaxel x12 wk + trastuzumab from 10/22/24; trastuzumab completed 10/14/25 (1 yr)."]
     [row] = resolve_note(sents, extract_mentions(nlp, sents, [None]), note_day=date(2025, 11, 1))
     assert next(m for m in row if m.text.startswith("paclitaxel")).assertion == "historical"
+
+
+def test_consent_after_the_care_plans_it_and_wishes_and_orders_are_not_care_given(nlp):
+    assert _assertion(nlp, "durvalumab 1500 mg q4w x12 mo - consented today.", "durvalumab 1500 mg q4w x12") == "planned"
+    assert _assertion(nlp, "Frozen section positive, therefore proceeded to ALND as consented.", "ALND") == "present"
+    assert _assertion(nlp, "Pt does not want to delay RT further.", "RT") != "negated"
+    assert _assertion(nlp, "We discussed the order: chemo can follow RT once med onc sees her.", "chemo") == "possible"

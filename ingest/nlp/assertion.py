@@ -424,7 +424,10 @@ def context_rules():
     rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
               for c in ("does not want to stop", "doesn't want to stop", "did not want to stop", "not want to stop",
                         "does not wish to stop", "does not want to discontinue", "did not want to discontinue",
-                        "does not want to interrupt")]
+                        "does not want to interrupt",
+                        # "Pt does not want to delay RT further": she wants it now
+                        "does not want to delay", "doesn't want to delay", "did not want to delay",
+                        "does not wish to delay", "does not want to postpone", "did not want to postpone")]
     # refusals and unsuitability are about care ("not a candidate for lobectomy given severe COPD": the
     # COPD is real)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
@@ -1124,6 +1127,12 @@ def context_rules():
                           on_modifies=lambda target, modifier, between: target.start >= modifier.end
                           or _adverbs_only_between(target, modifier, between))
               for c in ("would be", "could be", "would have been", "would start", "would give")]
+    # "chemo can follow RT once med onc sees her": an order care could take, not care given
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=4, allowed_types=set(CARE),
+                          on_modifies=same_clause)
+              for c in ("can follow", "could follow", "may follow", "can precede", "could precede", "may precede",
+                        "can come after", "could come after", "can come before", "can be given", "could be given",
+                        "may be given")]
     # wishes and offers are not care given ("she wants BCS -> upfront surgery", "OFS was offered")
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6)
               for c in ("wants", "would like", "desires", "interested in", "hoping for", "hopes for",
@@ -1222,6 +1231,13 @@ def context_rules():
     # "colonic stent as bridge to palliative chemo", "bridging to surgery": the care bridged to is to come
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
               for c in ("bridge to", "as bridge to", "as a bridge to", "bridging to", "as bridging to")]
+    # "durvalumab 1500 mg q4w x12 mo - consented today", "Lobectomy: consent signed": consent written after the
+    # care it is for, which is still to come
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8, allowed_types=set(CARE), on_modifies=same_clause)
+              for c in ("consented today", "consented", "consent obtained", "consent signed", "consent taken")]
+    # "proceeded to ALND as consented": the consent given before, not care still to come
+    rules += [ConTextRule(c, "PSEUDO", direction="PSEUDO")
+              for c in ("as consented", "as previously consented", "as per consent", "as discussed and consented")]
     # "consented for FOLFOX + panitumumab q2w", "consent signed for lobectomy": the form comes before the care
     rules += [ConTextRule("consented_for", "PLANNED", direction="FORWARD", max_scope=6, allowed_types=set(CARE), pattern=[
         {"LOWER": {"IN": ["consented", "consent", "consents"]}},
