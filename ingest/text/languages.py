@@ -158,8 +158,7 @@ def _own_stops(lang: str) -> frozenset[str]:
 def _signals(word: str, folded: str, lang: str) -> tuple[bool, bool, bool]:
     """(:func:`_english`, :func:`_tells`, :func:`_known`) of one word for one language, remembered: they
     depend on the word alone, and a note repeats its words (these three were half of the NLP time)."""
-    return (_english(word, folded, lang, _stop_words()), _tells(word, folded, lang, _own_stops(lang)),
-            _known(folded, lang))
+    return _english(word, folded, lang), _tells(word, folded, lang), _known(folded, lang)
 
 
 @lru_cache(maxsize=1 << 17)
@@ -168,9 +167,10 @@ def _tells_any(word: str, folded: str) -> bool:
     return any(_signals(word, folded, lang)[1] for lang in LANGUAGES)
 
 
-def _english(word: str, folded: str, lang: str, stops: dict[str, frozenset[str]]) -> bool:
+def _english(word: str, folded: str, lang: str) -> bool:
     """A function word only English has, or a common English word ``lang`` neither knows nor uses more
     ("lung", "brain" beside the Dutch-looking "met")."""
+    stops = _stop_words()
     if folded in stops[lang]:
         return False
     if folded in stops["en"]:
@@ -179,11 +179,11 @@ def _english(word: str, folded: str, lang: str, stops: dict[str, frozenset[str]]
     return english >= 3.5 and english > _zipf(word.lower(), lang) and not _known(folded, lang)
 
 
-def _tells(word: str, folded: str, lang: str, stops: frozenset[str]) -> bool:
+def _tells(word: str, folded: str, lang: str) -> bool:
     """A function word or glossary word of ``lang`` that is much commoner there than in English
     (wordfreq: "sin", "del", "negativo" tell Spanish; "per", "male", "positive" tell nothing), or a
     German/Dutch compound of glossary words that English never writes."""
-    if not (folded in stops or _known(folded, lang)):
+    if not (folded in _own_stops(lang) or _known(folded, lang)):
         return False
     margin = _zipf(word.lower(), lang) - _zipf(word.lower(), "en")
     return margin >= 1.0 or _zipf(word.lower(), "en") < 1.0 and _known(folded, lang)
