@@ -1496,3 +1496,25 @@ def test_consent_after_the_care_plans_it_and_wishes_and_orders_are_not_care_give
     assert _assertion(nlp, "Frozen section positive, therefore proceeded to ALND as consented.", "ALND") == "present"
     assert _assertion(nlp, "Pt does not want to delay RT further.", "RT") != "negated"
     assert _assertion(nlp, "We discussed the order: chemo can follow RT once med onc sees her.", "chemo") == "possible"
+
+
+def test_a_course_dated_by_whole_months_is_history_and_a_next_dose_is_care_under_way(nlp):
+    from datetime import date
+
+    sents = ["- 4 cycles Carbo/Pem/Pembro (Apr-Jun 2024) -> PR on CT 07/2024",
+             "- 05-06/2022 whole breast RT 40 Gy in 15 fractions", "Zoledronic acid next due 10/2024.",
+             "Start denosumab 10/2024."]
+    ms = resolve_note(sents, extract_mentions(nlp, sents, [None] * 4), note_day=date(2024, 8, 1))
+    got = {m.text.split()[0].lower(): m.assertion for row in ms for m in row}
+    assert got["carbo"] == got["pembro"] == got["rt"] == "historical"
+    assert got["zoledronic"] == "present"  # a next dose: given before, not a plan to begin
+    assert got["denosumab"] == "planned"   # a start dated after the note stays a plan
+
+
+def test_a_habit_given_up_is_history_and_adjectives_name_their_condition(nlp):
+    assert _assertion(nlp, "Social: ex-smoker 60 pack-years, quit 2012.", "ex-smoker") == "historical"
+    got = {m[0]: m for m in _one(nlp, "She is anemic and tachycardic, hypothyroid on levothyroxine; no tuberculosis.")}
+    assert got["anemic"][1] == got["tachycardic"][1] == got["hypothyroid"][1] == "Problem"
+    assert got["tuberculosis"][2] == "negated"  # an ICD-10-CM block's title ("Tuberculosis", A15-A19)
+    # a derived adjective that qualifies the finding after it is part of it, not a finding of its own
+    assert [m[0] for m in _one(nlp, "Acute hypoxemic respiratory failure.")] == ["respiratory failure"]

@@ -236,7 +236,7 @@ class Lexicon:
                             concepts = tuple(concepts)
                         found.append(Match(toks[i][0], end, kind, concepts, prio))
                         break
-        return select_longest(found)
+        return _without_modifiers(text, select_longest(found))
 
 
     def index_spelled_words(self) -> None:
@@ -284,6 +284,14 @@ class Lexicon:
             return None
         kind, concepts, _ = self.terms[(hits[0],)].best()
         return (hits[0], kind, concepts) if kind in SPELLED_KINDS else None
+
+
+def _without_modifiers(text: str, matches: list) -> list:
+    """Matches less a derived adjective that qualifies the finding named right after it ("hypoxemic
+    respiratory failure" is one failure, not hypoxemia beside it). O(matches)."""
+    return [m for i, m in enumerate(matches)
+            if not (m.priority == ADJECTIVE_PRIORITY and i + 1 < len(matches)
+                    and matches[i + 1].kind in ("Problem", "Cancer") and not text[m.end:matches[i + 1].start].strip(" -"))]
 
 
 _ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
@@ -410,6 +418,22 @@ def canonical_concepts(candidates) -> dict[tuple[str, str], Concept]:
     return out
 
 
+#: the adjective a clinician writes for a one-word condition ("pt is anemic", "hypothyroid on levothyroxine",
+#: "tachycardic to 120", "hypoxic on RA", "dyspneic"): English derivation, one suffix for another
+ADJECTIVE_PRIORITY = 39  # after the vocabularies' own names (a term's name always wins)
+_ADJECTIVE_SUFFIXES = (("oidism", "oid"), ("emia", "emic"), ("cardia", "cardic"), ("pnea", "pneic"), ("oxia", "oxic"))
+
+
+def adjective_form(entry) -> str | None:
+    """The adjective of a one-word Problem term by its suffix ("hypothyroidism" → "hypothyroid", "anemia" →
+    "anemic"), else None. O(1)."""
+    word = entry.surface.strip()
+    if entry.concept.kind != "Problem" or entry.exact_case or not word.isalpha() or len(word) < 7:
+        return None
+    low = us_spelling(word.lower())
+    return next((low[:-len(a)] + b for a, b in _ADJECTIVE_SUFFIXES if low.endswith(a)), None)
+
+
 def build_lexicon() -> Lexicon:
     lex = Lexicon()
     entries = [entry for source in ALL for entry in source()]
@@ -418,7 +442,10 @@ def build_lexicon() -> Lexicon:
     for entry in entries:
         # named canonically; the kind stays the source's (it decides what the surface names in text)
         c = lex.canonical[(entry.concept.system, entry.concept.code)]
-        lex.add(replace(entry, concept=replace(c, kind=entry.concept.kind) if c.kind != entry.concept.kind else c))
+        entry = replace(entry, concept=replace(c, kind=entry.concept.kind) if c.kind != entry.concept.kind else c)
+        lex.add(entry)
+        if (adjective := adjective_form(entry)) is not None:
+            lex.add(replace(entry, surface=adjective, priority=ADJECTIVE_PRIORITY))
     lex.index_spelled_words()
     return lex
 

@@ -269,6 +269,27 @@ def icd10cm() -> Iterator[Entry]:
                 yield Entry(s, concept, priority, is_acronym(s))
 
 
+# a block's title that names one disease group a clinician writes as such ("Tuberculosis", "Viral hepatitis"),
+# not a catch-all ("Other ...", "Diseases of ...") nor a cancer group (cancers come from DO)
+_BLOCK_CATCH_ALL = re.compile(r"^(?:other|certain|diseases|disorders|encounter|malignant|in situ|benign|neoplasms|"
+                              r"injuries|complications|persons|symptoms|abnormal)\b|\b(?:of|and|with|in|by)\b", re.I)
+
+
+def icd10cm_blocks() -> Iterator[Entry]:
+    """ICD-10-CM blocks by their title, for the group names no code below them is called by ("Tuberculosis"
+    A15-A19: no code is "tuberculosis" alone). Their own priority (after every code): a code's name wins."""
+    import simple_icd_10_cm as icd
+
+    source = ICD_SOURCE.format(_version("simple-icd-10-cm"))
+    for code in icd.get_all_codes(with_dots=True):
+        if not icd.is_block(code) or code[0] in "CVWXYZ" or code.startswith("D0"):
+            continue
+        title = _PAREN.sub("", icd.get_description(code)).strip()
+        if "-" not in code or _BLOCK_CATCH_ALL.search(title) or len(title.split()) > 3:
+            continue
+        yield Entry(title, Concept("ICD-10-CM", code, title, _icd_kind(code), source), 45, is_acronym(title))
+
+
 def icd_parent(code: str) -> str | None:
     import simple_icd_10_cm as icd
 
@@ -594,7 +615,7 @@ def synthea() -> Iterator[Entry]:
             yield Entry(_TAG.sub("", display), Concept(system, code, _TAG.sub("", display), kind, SYNTHEA_SOURCE), 50)
 
 
-ALL = (abbreviations, procedures, drugs, disease_ontology, hpo, icd10cm, synthea)
+ALL = (abbreviations, procedures, drugs, disease_ontology, hpo, icd10cm, icd10cm_blocks, synthea)
 
 
 # -- hierarchy ---------------------------------------------------------------------------------------------------

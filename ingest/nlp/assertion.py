@@ -65,6 +65,10 @@ def _answer_or_bullet(target, modifier, span_between) -> bool:
 _HABITS = {"smoker", "smokers", "smoked", "smoking", "smokes", "drinker", "drank", "drinking", "user", "users", "used"}
 
 
+# a habit given up, named by one term ("ex-smoker", "former drinker"): the ConText cue is inside the term
+_GIVEN_UP = re.compile(r"(?:ex|former)[-\s]+(?:\w+[-\s]+)?(?:smoker|drinker|user)s?$", re.I)
+
+
 def _never_reach(target, modifier, span_between) -> bool:
     """"63F never smoker, stage IVB": not past a comma; "a 54 yo never-smoker who developed a dry cough":
     a habit's "never" is the habit's only (the cough is hers)."""
@@ -2075,6 +2079,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
             and not (kind == "Problem" and not episodic(concepts) and _STATUS_POST.match(_mod_text(ent, m)))]
     historical = ent._.is_historical and bool(past)
     weak_history = all(ent.doc[m.modifier_span[0]:m.modifier_span[1]].text.lower() in _WEAK_HISTORY for m in past)
+    if kind == "Problem" and _GIVEN_UP.match(ent.text):
+        return "historical", cue or ent.text.split("-")[0]  # "Ex-smoker": one term that holds its own cue
     if "PLANNED" in cats and "ONGOING" not in cats and kind in PLANNED_KINDS and (not historical or weak_history):
         return "planned", cue  # "will start letrozole after radiation": the radiation is to come too
     if historical and weak_history and kind in PLANNED_KINDS and "ONGOING" not in cats and (

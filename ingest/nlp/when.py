@@ -67,6 +67,13 @@ _YEARLESS_RANGE = re.compile(
 _YEARLESS_NUMERIC_RANGE = re.compile(
     r"(?<![\d/.])(?P<a1>\d{1,2})(?P<s>[/.])(?P<a2>\d{1,2})(?![/.]?\d)(?P<sep>\s*(?:-|–|to|through|thru|until)\s*)"
     r"(?P<b>(?P<b1>\d{1,2})(?P=s)(?P<b2>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2}))(?![/.]?\d)")
+# "(Apr-Jun 2024)", "May-Sept 2023", "Nov 2023 - Feb 2024" written "Nov-Feb 2024": a period of whole months
+# whose first month takes the year written once at its end (the year before when its month comes later)
+_MONTH_RANGE = re.compile(rf"(?<![\d\w])(?<!\d\s)(?P<am>{_MON})(?P<sep>\s*(?:-|–|to|through|thru|until)\s*)"
+                          rf"(?P<b>(?P<bm>{_MON})\s+(?P<y>\d{{4}}))", re.I)
+# "05-06/2022", "06-08/2023": a period of whole months written as two month numbers and one year
+_NUMERIC_MONTH_RANGE = re.compile(r"(?<![\d/.-])(?P<a>0?[1-9]|1[0-2])(?P<sep>\s*[-–]\s*)"
+                                  r"(?P<b>(?P<bm>0?[1-9]|1[0-2])/(?P<y>\d{4}))(?![\d/])")
 _DIGIT = re.compile(r"\d")  # every written date has one: text without a digit is skipped at once
 
 
@@ -86,7 +93,17 @@ def _with_range_years(text: str) -> str:
         if not same_year:
             year = str(int(year) - 1).zfill(len(year))
         return f"{m.group('a1')}{m.group('s')}{m.group('a2')}{m.group('s')}{year}{m.group('sep')}{m.group('b')}"
-    return _YEARLESS_NUMERIC_RANGE.sub(fill_numeric, _YEARLESS_RANGE.sub(fill, text))
+    def fill_months(m: re.Match) -> str:
+        a_month = _MONTH_NAMES.index(m.group("am")[:3].lower())
+        b_month = _MONTH_NAMES.index(m.group("bm")[:3].lower())
+        return f"{m.group('am')} {int(m.group('y')) - (a_month > b_month)}{m.group('sep')}{m.group('b')}"
+    def fill_month_numbers(m: re.Match) -> str:
+        a, b = int(m.group("a")), int(m.group("bm"))
+        if a >= b:
+            return m.group()  # "10-03/2024" is no period of months
+        return f"{m.group('a')}/{m.group('y')}{m.group('sep')}{m.group('b')}"
+    text = _YEARLESS_NUMERIC_RANGE.sub(fill_numeric, _YEARLESS_RANGE.sub(fill, text))
+    return _NUMERIC_MONTH_RANGE.sub(fill_month_numbers, _MONTH_RANGE.sub(fill_months, text))
 
 
 def date_order(texts: list[str]) -> bool | None:
@@ -399,7 +416,7 @@ def leading_date(text: str, day_first: bool = False) -> tuple[date, bool] | None
     else None. ``text`` is the line up to the mention. O(1) (one anchored match)."""
     if not _DIGIT.search(text[:12]):
         return None
-    m = _LEADING.match(text)
+    m = _LEADING.match(_with_range_years(text))  # "05-06/2022 whole breast RT", "Apr-Jun 2024: FOLFOX"
     if m is None:
         return None
     end = period_end(m.group("b") or m.group("a"), day_first)
@@ -453,6 +470,9 @@ def period_start(text: str, day_first: bool = False) -> date | None:
     return date(end.year, end.month, 1)
 
 
+_NEXT_DOSE = re.compile(r"\bnext\s+(?:dose|cycle|infusion|injection|treatment|fraction|due)\b", re.I)
+
+
 def starts_after(text: str, end: int, note_day: date | datetime | None, day_first: bool = False) -> date | None:
     """The date written in the clause right after a mention ending at ``end`` when care begins after
     ``note_day`` ("mFOLFOX6 x12, C1 5/21/24" in a note of 5/14/24; "lap colectomy 5/20/25"): care dated
@@ -463,7 +483,7 @@ def starts_after(text: str, end: int, note_day: date | datetime | None, day_firs
     if m is None or (until and until.start() <= m.start()):
         return None
     lead = (m.group("lead") or "").strip().lower()
-    if lead.startswith(("since", "started", "began", "begun", "initiated", "on hold")):
-        return None
+    if lead.startswith(("since", "started", "began", "begun", "initiated", "on hold")) or _NEXT_DOSE.search(m.string, 0, m.start("a")):
+        return None  # "Zoledronic acid next due 10/2024": the next dose of a treatment under way
     begin = period_start(m.group("a"), day_first)
     return begin if begin is not None and begin > day else None
