@@ -1518,3 +1518,15 @@ def test_a_habit_given_up_is_history_and_adjectives_name_their_condition(nlp):
     assert got["tuberculosis"][2] == "negated"  # an ICD-10-CM block's title ("Tuberculosis", A15-A19)
     # a derived adjective that qualifies the finding after it is part of it, not a finding of its own
     assert [m[0] for m in _one(nlp, "Acute hypoxemic respiratory failure.")] == ["respiratory failure"]
+
+
+def test_a_day_named_without_its_year_takes_the_year_nearest_the_note(nlp):
+    from datetime import date
+
+    from ingest.nlp import when
+
+    day = date(2025, 9, 8)
+    assert when.dated(" chest Mar 31 / CT A/P Mar 20.", 0, day) == date(2025, 3, 31)
+    assert when.dated(" booked Sept 16", 0, day) == date(2025, 9, 16)  # a week ahead: still to come
+    assert when.dated(" on Jan 2", 0, date(2025, 12, 20)) == date(2026, 1, 2)
+    assert when.dated(" reversed Feb 11/25.", 0, day) is None  # "/25" is its year: not read as this year's

@@ -304,7 +304,36 @@ def _clause_dates(text: str, end: int, note_day: date | datetime, day_first: boo
     after = text[end:cut.end() if cut else end + WINDOW]
     stop = _CLAUSE_END.search(after)
     after = _with_note_year(_with_range_years(after[:stop.start()] if stop else after), day, day_first)
-    return day, _UNTIL.search(after), _DATED.search(after)
+    return day, _UNTIL.search(after), _DATED.search(_with_nearest_year(after, day))
+
+
+# "baseline CT chest Mar 31", "C1 8 Apr": a day named by its month without its year (a lower-case "may" is
+# the verb)
+_YEARLESS_NAMED_DAY = re.compile(rf"(?<![\d.])(?:(?P<d1>\d{{1,2}}){_ORD}[\s-](?P<m1>{_MON})|(?<!\d\s)(?<!\d-)(?P<m2>{_MON})\s+"
+                                 rf"(?P<d2>\d{{1,2}}){_ORD}(?![\d:]))(?![\s,/.-]*\d)", re.I)
+
+
+def _with_nearest_year(text: str, day: date) -> str:
+    """``text`` with the year written into each day named without one: the year that puts it nearest the
+    note's ``day``, a day after the note counting three times its distance (a note tells mostly what came
+    before it; "CT booked Sept 16" in a note of 8 Sept is still to come). O(len(text))."""
+    if not _DIGIT.search(text):
+        return text
+    def fill(m: re.Match) -> str:
+        month_word = m.group("m1") or m.group("m2")
+        if month_word == "may":
+            return m.group()
+        month = _MONTH_NAMES.index(month_word[:3].lower()) + 1
+        dd = int(m.group("d1") or m.group("d2"))
+        options = []
+        for year in (day.year - 1, day.year, day.year + 1):
+            try:
+                d = date(year, month, dd)
+            except ValueError:
+                continue
+            options.append((abs((d - day).days) * (3 if d > day else 1), year))
+        return f"{m.group()} {min(options)[1]}" if options else m.group()
+    return _YEARLESS_NAMED_DAY.sub(fill, text)
 
 
 # "paclitaxel x 6 (4/22 - 5/27)": a period of two year-less days, right after the care it dates
