@@ -634,3 +634,13 @@ def test_care_given_is_judged_by_the_stage_known_when_it_was_given():
     res = assess(spec, paths, build_state("p", facts, day), day, codes)
     assert "total-neoadjuvant-therapy" not in [i.step for i in res.items if i.status == "done-not-indicated"]
     assert "total-neoadjuvant-therapy" in [i.step for i in res.items if i.status == "done"]
+
+
+def test_paths_that_part_after_the_last_care_done_are_both_still_ahead():
+    from graphkit.reason.normative import parts_after_care
+
+    a = ("dx", "chemo", "anti-egfr", "monitoring")
+    b = ("dx", "chemo", "anti-egfr", "resection")
+    assert parts_after_care(a, b, {"dx", "chemo", "anti-egfr"})
+    assert not parts_after_care(a, b, {"dx", "chemo", "resection"})  # care went down one branch
+    assert not parts_after_care(("x",), ("y",), set())  # nothing shared: no branch point

@@ -650,7 +650,21 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
 
     best = min(rank(v) for v in verdicts)
     path_matches = {v.path: per_path[v.path][0] for v in verdicts}
-    followed = prefer_continuation(spec, [v for v in verdicts if rank(v) == best], path_matches)
+    chosen = [v for v in verdicts if rank(v) == best]
+    # monitoring is no alternative to the care beside it: a branch still ahead of the patient whose only
+    # extra lateness is follow-up (metastatic response monitoring overdue beside resection and later lines,
+    # all after first-line therapy) is followed too, so that the overdue monitoring is reported; an overdue
+    # treatment on a branch not taken stays out (the tie on care done is broken by fewer overdue steps)
+    def late(v: PathVerdict) -> set[str]:
+        return {sid for sid, i in per_path[v.path][1].items() if i.status in ("overdue", "missing")}
+
+    done_at = {v.path: {sid for sid, i in per_path[v.path][1].items() if i.status in ("done", "done-not-indicated")}
+               for v in verdicts}
+    late_chosen = set().union(*(late(c) for c in chosen))
+    chosen += [v for v in verdicts if v not in chosen and rank(v)[:2] == best[:2]
+               and all(spec.step(sid).kind == "FollowUp" for sid in late(v) - late_chosen)
+               and any(parts_after_care(v.steps, c.steps, done_at[v.path] | done_at[c.path]) for c in chosen)]
+    followed = prefer_continuation(spec, chosen, path_matches)
     followed = after_progression(spec, verdicts, followed, path_matches, state)
     followed = to_planned_care(spec, verdicts, followed, path_matches, state)
     res.followed_paths = [v.path for v in followed]
@@ -667,6 +681,13 @@ def assess(spec: GuidelineSpec, paths: list[GuidelinePath], state: PatientState,
     res.items += off
     res.missing_info = missing_info(spec, followed, state, res.items)
     return res
+
+
+def parts_after_care(a: tuple[str, ...], b: tuple[str, ...], done: set[str]) -> bool:
+    """Do two paths share every step up to where they part, with no care done on either after that?
+    O(len(a) + len(b))."""
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return k > 0 and not done.intersection(a[k:]) and not done.intersection(b[k:])
 
 
 def close_ruled_out(spec: GuidelineSpec, items: list[CareItem], state: PatientState) -> list[CareItem]:
