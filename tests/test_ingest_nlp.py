@@ -1530,3 +1530,4 @@ def test_a_day_named_without_its_year_takes_the_year_nearest_the_note(nlp):
     assert when.dated(" booked Sept 16", 0, day) == date(2025, 9, 16)  # a week ahead: still to come
     assert when.dated(" on Jan 2", 0, date(2025, 12, 20)) == date(2026, 1, 2)
     assert when.dated(" reversed Feb 11/25.", 0, day) is None  # "/25" is its year: not read as this year's
+

@@ -158,3 +158,26 @@ def test_care_only_discussed_is_not_given_and_an_english_header_stays_english(nl
 def test_care_not_started_is_not_given_in_any_language(nlp, sentence, language):
     [ms] = extract_mentions(nlp, [sentence], [None], languages=[language])
     assert [m.assertion for m in ms] == ["negated"]
+
+
+def test_an_acronym_in_capitals_is_the_notes_language_in_an_english_line():
+    # "PET-TC total body con 18F-FDG" reads as English words in an Italian note: its "TC" is a CT scan,
+    # never the docetaxel-cyclophosphamide regimen
+    g = gloss("- PET-TC total body con 18F-FDG", "it")
+    assert g is not None and "PET-CT" in g.text
+    assert gloss("- PET-TC total body con 18F-FDG") is None  # an English note keeps its words
+
+
+@pytest.mark.parametrize(("sentence", "language", "english"), [
+    ("CT thorax/abdomen: ingen tegn til nye metastaser.", "da", "no signs of new metastases"),
+    ("Lungekreft i venstre overlapp, stadium IVA (cT3N2M1a).", "nb", "(cT3N2M1a)"),
+    ("Rak piersi prawej, bez przerzutów odległych.", "pl", "breast"),
+])
+def test_nordic_and_polish_notes_are_glossed(sentence, language, english):
+    g = gloss(sentence, language)
+    assert g is not None and english in g.text
+
+
+def test_an_english_header_is_not_read_as_a_foreign_one():
+    assert canonical_name("Disposition") is None  # a Danish "disposition" is a family history; English's is not
+    assert canonical_name("Hereditet") == "Family History"

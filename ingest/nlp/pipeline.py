@@ -1287,7 +1287,7 @@ def option_columns(texts: list[str], rows: list[list[Mention]]) -> list[list[Men
 # "MDT 15/04/2024: incomplete response. Recommendation:" / "LAR with TME and loop ileostomy.": a line that
 # ends on a recommendation label hands it to the next
 _PLAN_LABEL_END = re.compile(r"\b(?:recommendations?|recommend|plan|proposal|outcome|decision|recs?|proposed|suggested|"
-                             r"advised|planned|agreed|as\s+follows|opted\s+for\s+the\s+(?:latter|former))\s*:\s*$", re.I)
+                             r"advised|planned|agreed|requested|ordered|to\s+do|booked|as\s+follows|opted\s+for\s+the\s+(?:latter|former))\s*:\s*$", re.I)
 _THEN_LEAD = re.compile(r"^\W*(?:and\s+)?(?:then|followed\s+by|thereafter|after\s+(?:that|which|this))\b", re.I)
 
 

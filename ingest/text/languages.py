@@ -5,15 +5,16 @@ Notes from abroad (a Spanish discharge summary, a German pathology report, a Fre
 same cancers, stages, markers and treatments in their own words. No multilingual clinical vocabulary is
 installable offline here (no UMLS, MeSH translations or SNOMED CT extensions; see ``shared/MODELS.md``), so
 the glossary ``data/glossary.tsv`` is graphkit's own: common clinical words of Spanish, French, German,
-Italian, Portuguese and Dutch with their English, written from general medical usage (never from a test
-note). Glossing is deliberately literal:
+Italian, Portuguese, Dutch, Danish, Norwegian, Swedish and Polish with their English, written from general
+medical usage (never from a test note; the last four by one agent per language from the English list of the
+first six, their value-carrying shorthand — "ER+", "MSI-H", "dMMR" — left to the English reader). Glossing is deliberately literal:
 
 - a sentence's language is told by its function words (spaCy's stop-word lists) and its glossary words
   that are not English; an English sentence is never glossed;
 - the longest glossary entry wins ("sin evidencia de" → "no evidence of", "pas de" → "no");
 - Romance adjectives follow their noun and English ones precede it: a noun and the adjectives after it
   are turned round ("métastases hépatiques synchrones" → "synchronous hepatic metastases");
-- German and Dutch compounds split into glossary parts, with their linking letters
+- German, Dutch and Nordic compounds split into glossary parts, with their linking letters
   ("Lebermetastasen" → "liver metastases");
 - a word the glossary lacks keeps its letters, accents folded ("létrozole" → "letrozole").
 """
@@ -28,10 +29,12 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 GLOSSARY = Path(__file__).parent / "data" / "glossary.tsv"
-LANGUAGES = ("es", "fr", "de", "it", "pt", "nl")
-_ROMANCE = frozenset({"es", "fr", "it", "pt"})
-_COMPOUNDING = frozenset({"de", "nl"})
-_LINKS = ("", "s", "n", "en", "e", "es", "er")  # German/Dutch linking letters between compound parts
+LANGUAGES = ("es", "fr", "de", "it", "pt", "nl", "da", "nb", "sv", "pl")
+# languages whose clinical terms put the adjectives after their noun ("carcinoma ductal infiltrante", "rak
+# przewodowy naciekający")
+_ADJECTIVES_AFTER = frozenset({"es", "fr", "it", "pt", "pl"})
+_COMPOUNDING = frozenset({"de", "nl", "da", "nb", "sv"})
+_LINKS = ("", "s", "n", "en", "e", "es", "er")  # linking letters between compound parts
 _WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)?|\S")
 _ALNUM = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _MAX_WORDS = 6
@@ -211,26 +214,29 @@ def _known(word: str, lang: str) -> bool:
     entry = table.get((word,))
     if entry:
         return fold(entry.english) != word
-    return lang in _COMPOUNDING and len(word) >= 8 and _split_compound(word, table) is not None
+    return lang in _COMPOUNDING and len(word) >= 8 and _split_compound(word, table, lang=lang) is not None
 
 
-#: German and Dutch case and plural endings tried when the inflected word is not in the glossary
-_ENDINGS = ("s", "es", "n", "en", "e", "er", "em")
+#: case, plural and (Nordic) definite endings tried when the inflected word is not in the glossary
+_WEST_ENDINGS = ("s", "es", "n", "en", "e", "er", "em")
+_NORDIC_ENDINGS = ("en", "et", "n", "t", "e", "a", "er", "ar", "or", "ene", "erne", "arna", "erna", "orna", "na")
+_ENDINGS = {"de": _WEST_ENDINGS, "nl": _WEST_ENDINGS, "da": _NORDIC_ENDINGS, "nb": _NORDIC_ENDINGS,
+            "sv": _NORDIC_ENDINGS}
 
 
-def _lookup(word: str, table: dict[tuple[str, ...], Entry]) -> Entry | None:
+def _lookup(word: str, table: dict[tuple[str, ...], Entry], lang: str = "de") -> Entry | None:
     if (word,) in table:
         return table[(word,)]
-    for ending in _ENDINGS:
+    for ending in _ENDINGS.get(lang, _WEST_ENDINGS):
         if word.endswith(ending) and len(word) - len(ending) >= 4 and (word[:-len(ending)],) in table:
             return table[(word[:-len(ending)],)]
     return None
 
 
-def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int = 0) -> list[Entry] | None:
+def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int = 0, lang: str = "de") -> list[Entry] | None:
     """A German/Dutch compound as glossary parts, longest head first: "lebermetastasen" → liver +
     metastases. Parts of three letters or more. O(len² · links)."""
-    whole = _lookup(word, table) if depth else table.get((word,))
+    whole = _lookup(word, table, lang) if depth else table.get((word,))
     if whole:
         return [whole]
     if depth >= 2:
@@ -242,7 +248,7 @@ def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int =
                 continue
             stem = head[:len(head) - len(link)] if link else head
             if len(stem) >= 3 and (stem,) in table:
-                rest = _split_compound(word[cut:], table, depth + 1)
+                rest = _split_compound(word[cut:], table, depth + 1, lang)
                 if rest:
                     return [table[(stem,)], *rest]
     return None
@@ -267,18 +273,24 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
     while i < len(toks):
         for n in range(min(_MAX_WORDS, len(toks) - i), 0, -1):
             entry = table.get(tuple(written[i:i + n])) or table.get(tuple(keys[i:i + n]))
-            if terms_only and entry and not _foreign_term(written[i:i + n], entry):
+            if terms_only and entry and not _foreign_term(written[i:i + n], entry) and not (
+                    all(t.isupper() and len(t) >= 2 for _, _, t in toks[i:i + n]) and fold(entry.english) != keys[i]):
+                # (an acronym written in capitals in a note of that language is that language's: "PET-TC" is
+                # a PET-CT, "TC" no docetaxel-cyclophosphamide, in an Italian note's English line)
                 entry = None
+            if entry and n == 1 and _glued_to_digit(sentence, toks[i][0], toks[i][1]):
+                entry = None  # "cT3N2M1a": the letters of a code, not words ("cT" is no CT scan)
             if entry and (n > 1 or len(keys[i]) > 1):  # "l" of "mmol/L" is no French article
                 units.append((toks[i][0], toks[i + n - 1][1], entry.english, entry.pos))
                 i += n
                 break
         else:
             start, end, word = toks[i]
-            compound = lang in _COMPOUNDING and word.isalpha() and not (terms_only and _zipf(written[i], "en") >= 2.0)
-            inflected = _lookup(keys[i], table) if compound else None
+            compound = lang in _COMPOUNDING and word.isalpha() and len(word) > 1 and not (
+                terms_only and _zipf(written[i], "en") >= 2.0) and not _glued_to_digit(sentence, start, end)
+            inflected = _lookup(keys[i], table, lang) if compound else None
             parts = [inflected] if inflected else \
-                _split_compound(keys[i], table) if compound and len(word) >= 8 else None
+                _split_compound(keys[i], table, lang=lang) if compound and len(word) >= 8 else None
             if parts:
                 units.append((start, end, " ".join(p.english for p in parts), parts[-1].pos))
             else:
@@ -287,9 +299,14 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
     if terms_only:  # English order stays; nothing glossed: the sentence is English
         return _assemble(sentence, units, lang) if any(kind for *_, kind in units) else None
     units = _ago_last([_answer_no(units, k) for k in range(len(units))])
-    if lang in _ROMANCE:
+    if lang in _ADJECTIVES_AFTER:
         units = _adjectives_first(units)
     return _assemble(sentence, units, lang)
+
+
+def _glued_to_digit(sentence: str, start: int, end: int) -> bool:
+    """Is the word at ``start:end`` written against a digit ("cT3", "M1a")? O(1)."""
+    return end < len(sentence) and sentence[end].isdigit() or start > 0 and sentence[start - 1].isdigit()
 
 
 def _foreign_term(words: list[str], entry: Entry) -> bool:
@@ -388,8 +405,16 @@ def english_header(header: str) -> str | None:
     ("Antecedentes familiares" → "family history", "Procedere" → "procedure"); a header is too short to
     tell its language otherwise. O(languages)."""
     key = tuple(fold(w) for w in _WORD.findall(header) if w not in _JOINERS)
+    words = [w.lower() for w in _WORD.findall(header) if w.isalpha()]
     for lang in LANGUAGES:
         entry = glossary()[lang].get(key)
-        if entry and fold(entry.english) != " ".join(key):
+        if entry and fold(entry.english) != " ".join(key) and not _english_words(words, lang):
             return entry.english
     return None
+
+
+def _english_words(words: list[str], lang: str) -> bool:
+    """Words an English note writes as such ("Disposition:" is no Danish "disposition", a family
+    history): each common in English and not much commoner in ``lang``. O(words)."""
+    long = [w for w in words if len(w) >= 5]  # ("AF:", "EF:": a foreign note's abbreviated headers)
+    return bool(long) and all(_zipf(w, "en") >= 2.5 and _zipf(w, lang) - _zipf(w, "en") < 1.0 for w in long)
