@@ -172,6 +172,7 @@ def test_an_acronym_in_capitals_is_the_notes_language_in_an_english_line():
     ("CT thorax/abdomen: ingen tegn til nye metastaser.", "da", "no signs of new metastases"),
     ("Lungekreft i venstre overlapp, stadium IVA (cT3N2M1a).", "nb", "(cT3N2M1a)"),
     ("Rak piersi prawej, bez przerzutów odległych.", "pl", "breast"),
+    ("Pt. ønsker pembrolizumab alene.", "da", "wants pembrolizumab"),  # a wish, not care given
 ])
 def test_nordic_and_polish_notes_are_glossed(sentence, language, english):
     g = gloss(sentence, language)
