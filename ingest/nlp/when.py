@@ -304,7 +304,8 @@ def _clause_dates(text: str, end: int, note_day: date | datetime, day_first: boo
     after = text[end:cut.end() if cut else end + WINDOW]
     stop = _CLAUSE_END.search(after)
     after = _with_note_year(_with_range_years(after[:stop.start()] if stop else after), day, day_first)
-    return day, _UNTIL.search(after), _DATED.search(_with_nearest_year(after, day))
+    after = _with_nearest_year(after, day)  # one string for both searches: their offsets are compared
+    return day, _UNTIL.search(after), _DATED.search(after)
 
 
 # "baseline CT chest Mar 31", "C1 8 Apr": a day named by its month without its year (a lower-case "may" is

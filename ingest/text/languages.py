@@ -214,7 +214,7 @@ def _known(word: str, lang: str) -> bool:
     entry = table.get((word,))
     if entry:
         return fold(entry.english) != word
-    return lang in _COMPOUNDING and len(word) >= 8 and _split_compound(word, table, lang=lang) is not None
+    return lang in _COMPOUNDING and len(word) >= 8 and _split_compound(word, table, lang) is not None
 
 
 #: case, plural and (Nordic) definite endings tried when the inflected word is not in the glossary
@@ -224,7 +224,7 @@ _ENDINGS = {"de": _WEST_ENDINGS, "nl": _WEST_ENDINGS, "da": _NORDIC_ENDINGS, "nb
             "sv": _NORDIC_ENDINGS}
 
 
-def _lookup(word: str, table: dict[tuple[str, ...], Entry], lang: str = "de") -> Entry | None:
+def _lookup(word: str, table: dict[tuple[str, ...], Entry], lang: str) -> Entry | None:
     if (word,) in table:
         return table[(word,)]
     for ending in _ENDINGS.get(lang, _WEST_ENDINGS):
@@ -233,8 +233,8 @@ def _lookup(word: str, table: dict[tuple[str, ...], Entry], lang: str = "de") ->
     return None
 
 
-def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int = 0, lang: str = "de") -> list[Entry] | None:
-    """A German/Dutch compound as glossary parts, longest head first: "lebermetastasen" → liver +
+def _split_compound(word: str, table: dict[tuple[str, ...], Entry], lang: str, depth: int = 0) -> list[Entry] | None:
+    """A compound (German, Dutch, Nordic) as glossary parts, longest head first: "lebermetastasen" → liver +
     metastases. Parts of three letters or more. O(len² · links)."""
     whole = _lookup(word, table, lang) if depth else table.get((word,))
     if whole:
@@ -248,7 +248,7 @@ def _split_compound(word: str, table: dict[tuple[str, ...], Entry], depth: int =
                 continue
             stem = head[:len(head) - len(link)] if link else head
             if len(stem) >= 3 and (stem,) in table:
-                rest = _split_compound(word[cut:], table, depth + 1, lang)
+                rest = _split_compound(word[cut:], table, lang, depth + 1)
                 if rest:
                     return [table[(stem,)], *rest]
     return None
@@ -271,6 +271,7 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
     units: list[tuple[int, int, str, str]] = []  # source start, end, english (or kept text), pos ("" = kept)
     i = 0
     while i < len(toks):
+        glued = _glued_to_digit(sentence, toks[i][0], toks[i][1])  # "cT3N2M1a": the letters of a code, not words
         for n in range(min(_MAX_WORDS, len(toks) - i), 0, -1):
             entry = table.get(tuple(written[i:i + n])) or table.get(tuple(keys[i:i + n]))
             if terms_only and entry and not _foreign_term(written[i:i + n], entry) and not (
@@ -278,8 +279,8 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
                 # (an acronym written in capitals in a note of that language is that language's: "PET-TC" is
                 # a PET-CT, "TC" no docetaxel-cyclophosphamide, in an Italian note's English line)
                 entry = None
-            if entry and n == 1 and _glued_to_digit(sentence, toks[i][0], toks[i][1]):
-                entry = None  # "cT3N2M1a": the letters of a code, not words ("cT" is no CT scan)
+            if entry and n == 1 and glued:
+                entry = None  # ("cT" is no CT scan)
             if entry and (n > 1 or len(keys[i]) > 1):  # "l" of "mmol/L" is no French article
                 units.append((toks[i][0], toks[i + n - 1][1], entry.english, entry.pos))
                 i += n
@@ -287,10 +288,10 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
         else:
             start, end, word = toks[i]
             compound = lang in _COMPOUNDING and word.isalpha() and len(word) > 1 and not (
-                terms_only and _zipf(written[i], "en") >= 2.0) and not _glued_to_digit(sentence, start, end)
+                terms_only and _zipf(written[i], "en") >= 2.0) and not glued
             inflected = _lookup(keys[i], table, lang) if compound else None
             parts = [inflected] if inflected else \
-                _split_compound(keys[i], table, lang=lang) if compound and len(word) >= 8 else None
+                _split_compound(keys[i], table, lang) if compound and len(word) >= 8 else None
             if parts:
                 units.append((start, end, " ".join(p.english for p in parts), parts[-1].pos))
             else:
@@ -404,8 +405,9 @@ def english_header(header: str) -> str | None:
     """A section header's English when the whole header is one glossary entry of some language
     ("Antecedentes familiares" → "family history", "Procedere" → "procedure"); a header is too short to
     tell its language otherwise. O(languages)."""
-    key = tuple(fold(w) for w in _WORD.findall(header) if w not in _JOINERS)
-    words = [w.lower() for w in _WORD.findall(header) if w.isalpha()]
+    written = [w for w in _WORD.findall(header) if w not in _JOINERS]
+    key = tuple(fold(w) for w in written)
+    words = [w.lower() for w in written if w.isalpha()]
     for lang in LANGUAGES:
         entry = glossary()[lang].get(key)
         if entry and fold(entry.english) != " ".join(key) and not _english_words(words, lang):
