@@ -1531,3 +1531,24 @@ def test_a_day_named_without_its_year_takes_the_year_nearest_the_note(nlp):
     assert when.dated(" on Jan 2", 0, date(2025, 12, 20)) == date(2026, 1, 2)
     assert when.dated(" reversed Feb 11/25.", 0, day) is None  # "/25" is its year: not read as this year's
 
+
+
+def test_bookings_referrals_other_people_and_readings_offered(nlp):
+    a = partial(_assertion, nlp)
+    assert a("Seen 12/06 -> booked lap ULAR/TME + loop ileostomy 03/07/25.", "TME") == "planned"
+    assert a("Rad onc consult booked 7/8/25 after last paclitaxel (7/1).", "paclitaxel") != "planned"
+    assert a("Creat 88, hearing OK (audiogram booked).", "Creat") == "present"
+    assert a("Then med onc for adj chemo as per MDM.", "chemo") == "planned"
+    assert a("Patient was taken to surgery for a right hemicolectomy on 3/4/2024.", "right hemicolectomy") != "planned"
+    assert a("Worried about joint pains (her friend stopped anastrozole for this).", "anastrozole") == "family"
+    assert a("Indeterminate nodule, could represent peritoneal carcinomatosis.", "peritoneal carcinomatosis") == "possible"
+    assert a("No evidence of lung cancer; the initial concern for malignancy was not borne out.", "malignancy") == "negated"
+    assert _one(nlp, "Primary lung malignancy.", "Differential Diagnosis")[0][2] == "possible"
+
+
+def test_a_marker_named_beside_its_result_in_a_foreign_note(nlp):
+    got = {m[0]: m for m in _one(nlp, "Tumeur RAS sauvage. KRAS, BRAF : absence d'altération.")}
+    assert got["RAS sauvage"][3] == "KRAS=wild-type;NRAS=wild-type"
+    assert got["BRAF : absence d'altération"][3] == "BRAF=wild-type"
+    # a noun acronym of the glossary is still glossed: the Spanish "RH" is the hormone receptors
+    assert ("RH negativos", "Biomarker", "present", "HR=negative") in _one(nlp, "Ca. mama HER2+ RH negativos, estadio IIA.")

@@ -565,7 +565,8 @@ def _status(marker: str, ev: list[tuple[str, str]], prefix_status: str | None) -
         if ihc in ("0", "1"):
             return "negative", detail, flags
         if variants or "mutat" in word:
-            return ("wild-type" if absent or neg else "mutated"), detail, flags
+            unmutated = any(w.startswith(("wild", "wt", "un-mut", "unmut", "non-mut", "nonmut")) for w in words)
+            return ("wild-type" if absent or neg or unmutated else "mutated"), detail, flags
         return ("negative" if neg or absent else "positive" if pos else None), detail, flags
     if marker in MUTATION_MARKERS:
         if any(w.startswith(("wild", "wt", "un-mut", "unmut", "non-mut", "nonmut")) for w in words) or absent or neg:
@@ -686,12 +687,24 @@ _ISH_COUNTS = re.compile(r"(?<![A-Za-z0-9])(?:HER2|ERBB2)\s*/\s*CEP\s?17(?=\s*ra
                          r"\d+(?:\.\d+)?(?:\s*(?:signals?\s*)?/\s*(?:tumou?r\s+)?(?:cells?|nucle(?:us|i)))?", re.I)
 
 
+# "KRAS: absence of mutation detected", the French "absence de mutation" glossed: no variant, as "no mutation"
+# (the words' length kept); "absence of MLH1 expression" stays a loss
+_ABSENT_VARIANT = re.compile(r"\babsence\s+of(?=\s+(?:(?:any|likely|pathogenic|reportable)\s+){0,2}"
+                             r"(?:mutations?|alterations?|variants?|fusions?|rearrangements?)\b)", re.I)
+
+
+def _no_variant(m: re.Match) -> str:
+    """"absence of" → "no" and blanks, offsets kept."""
+    return "no" + " " * (len(m.group()) - 2)
+
+
 def _blank_number_cells(text: str) -> str:
     """"| KRAS | 2, 3, 4 | wild-type |", "KRAS exons 2, 3, 4 - wild type": a table cell or a list holding
     only the exons or codons tested (or an ISH's probe pair and copy number) says what was looked at, not a
     result; blanked (offsets kept) so the statement reads from its marker to its result. O(len(text))."""
     text = _NUMBER_CELL.sub(_spaces, text) if "|" in text else text
     text = _ISH_COUNTS.sub(_spaces, text) if "CEP" in text.upper() or "opy" in text else text
+    text = _ABSENT_VARIANT.sub(_no_variant, text) if "bsence" in text else text
     return _NUMBER_LIST.sub(_spaces, text) if "xon" in text or "odon" in text else text
 
 

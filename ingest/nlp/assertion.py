@@ -19,7 +19,9 @@ import re
 from ingest.link.sources import Concept
 from ingest.nlp.oncology import DASH_NEW_SUBJECT
 
-SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical", "Comparison": "historical"}
+SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical", "Comparison": "historical",
+                     # "DDx: 1) primary lung ca 2) Xpert-negative PTB 3) lung abscess": diagnoses still considered
+                     "Differential Diagnosis": "possible"}
 #: Sections whose treatments and tests are plans unless a cue says they were given or are ongoing.
 PLAN_SECTIONS = {"Plan", "Assessment and Plan"}
 #: Sections that weigh choices: their treatments and tests are options unless a cue says otherwise.
@@ -575,11 +577,24 @@ def context_rules():
                               {"LOWER": "at"}, {"LOWER": {"IN": _COUNTS}},
                               {"LOWER": {"IN": ["month", "months", "mo", "mos", "week", "weeks", "wk", "wks", "year",
                                                 "years", "yr", "yrs"]}}])]
-    # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date
-    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE))
-              for c in ("booked", "was booked", "were booked", "is booked", "are booked", "booked for",
-                        # "C1 TCHP is provisionally pencilled for 09/10"
-                        "pencilled for", "pencilled in", "penciled for", "penciled in")]
+    # "LAR + loop ileostomy was booked 6/24/25": a booking is a plan, whatever its date; and what it names
+    # after it, in its clause ("-> booked lap ULAR/TME + loop ileostomy 03/07/25")
+    booked = ("booked", "was booked", "were booked", "is booked", "are booked", "booked for",
+              # "C1 TCHP is provisionally pencilled for 09/10"
+              "pencilled for", "pencilled in", "penciled for", "penciled in")
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE)) for c in booked]
+    # ... and what a booking names after it: "-> booked lap ULAR/TME + loop ileostomy 03/07/25", "I have booked
+    # colonoscopy", "Booked for L wide local excision" (the longer cue wins over the bare "booked" above)
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_booked_reach)
+              for c in ("have booked", "has booked", "i've booked", "we've booked", "i booked", "we booked")]
+    rules += [ConTextRule("<arrow> booked", "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_booked_reach,
+                          pattern=[{"TEXT": {"IN": ["->", "→", "=>", ">"]}}, {"LOWER": {"IN": list(booked)}}])]
+    rules += [ConTextRule("<opening> booked", "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_booked_reach,
+                          pattern=[{"IS_SENT_START": True, "LOWER": "booked"}, {"LOWER": {"IN": ["for", "in"]}, "OP": "?"},
+                                   {"LOWER": "for", "OP": "?"}])]
     # "provisional theatre slot held 16.06 and provisional chemo-day slot 10.06": a slot held is a booking
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("provisional", "provisionally", "tentative", "tentatively")]
@@ -742,6 +757,9 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4)
               for c in ("fit for", "unfit for", "eligible for", "ineligible for", "suitable for", "cleared for",
                         "appropriate for", "fitness for")]
+    # "eligibility for the combination encorafenib + cetuximab in a later line": the noun reaches a little further
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=7)
+              for c in ("eligibility for", "eligibility to", "candidacy for", "suitability for", "eligible to")]
     # "Renal team: OK for contrast CT", "OK for surgery": a clearance for a test or an operation; a drug's
     # "counts ok for paclitaxel today" is the go-ahead of the dose given
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Test", "Procedure"})
@@ -784,6 +802,13 @@ def context_rules():
     rules += [ConTextRule("<relative>", "FAMILY", direction="FORWARD", pattern=[
         {"LOWER": {"IN": ["mum", "mums", "mummy", "mgm", "pgm", "mgf", "pgf"]}},
         {"LOWER": {"IN": ["'s", "'"]}, "OP": "?"}])]
+    # "her friend stopped anastrozole for joint pains", "a neighbour had a lumpectomy": another person's care or
+    # disease, not the patient's (medspaCy's other experiencer; the gold's assertion for it is family's)
+    rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6,
+                          allowed_types={"Cancer", "Problem", "Medication", "Procedure", "Test"})
+              for c in ("friend", "friends", "her friend", "his friend", "a friend", "neighbour", "neighbor",
+                        "colleague", "co-worker", "coworker", "roommate", "flatmate", "friend's", "neighbour's",
+                        "neighbor's", "colleague's")]
     # "FDR w/ CRC <60": a first-degree relative's cancer
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=6)
               for c in ("fdr", "fdrs", "first-degree relative", "first degree relative", "1st-degree relative",
@@ -861,10 +886,18 @@ def context_rules():
                           max_scope=10, on_modifies=_subject_reach)
               for neg in ("not", "not been", "cannot be", "can't be", "could not be", "can not be")
               for hedge in ("", "entirely ", "completely ", "fully ", "definitely ", "definitively ", "confidently ",
-                            "totally ", "reliably ", "absolutely ", "firmly ", "yet ")
+                            "totally ", "reliably ", "absolutely ", "firmly ", "yet ", "100% ")
               for verb in ("excluded", "ruled out")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("not confirmed", "not yet confirmed", "not been confirmed", "unconfirmed")]
+    # "the initial concern for malignancy was not borne out": a suspicion refuted, the whole subject before it
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=10, on_modifies=_subject_reach)
+              for c in ("not borne out", "was not borne out", "were not borne out", "has not been borne out",
+                        "not substantiated", "was not substantiated", "was unfounded", "were unfounded")]
+    # "could represent a cavitating primary malignancy": a reading offered, not a finding
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=6, allowed_types={"Cancer", "Problem"})
+              for c in ("could represent", "may represent", "might represent", "could reflect", "may reflect",
+                        "might reflect", "possibly representing", "could indicate", "may indicate")]
     # "Plan: treat as HER2 +ve given 2+ and high grade": a working assumption for the treatment, not a result
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types={"Biomarker", "Stage"})
               for c in ("treat as", "treated as", "treating as", "to be treated as", "manage as", "managed as",
@@ -1063,6 +1096,9 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=None)
               for c in ("recommend:", "recommendation:", "plan:", "recommends", "we recommend", "would recommend",
                         "is recommended to", "next steps:", "rec:", "recs:",
+                        # "Discussed at length the plan of weekly paclitaxel x 12 ..., followed by radiotherapy ...
+                        # and then an aromatase inhibitor": the plan's whole sequence
+                        "the plan of", "a plan of", "treatment plan of", "planned sequence of",
                         # a board's proposal inside its line ('"RAS wt" -> proposal: FOLFOX + cetuximab first line')
                         "proposal:", "proposed:", "proposition:", "suggestion:")]
     # "Rec TNT with organ-preservation intent: ... then consolidation CAPOX x4": the abbreviation opening a
@@ -1324,6 +1360,14 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=None)
               for c in ("depends on", "depending on", "plan depends on", "if amplified", "if positive", "if negative",
                         "if not", "if low", "if high", "contingent on")]
+    # "Then med onc for adj chemo as per MDM", "-> rad onc for PMRT": sent on to a service for care to come
+    rules += [ConTextRule("<to> <service> for", "PLANNED", direction="FORWARD", max_scope=6, pattern=[
+        {"LOWER": {"IN": ["then", "to", "->", "→", "refer", "re-refer", "back", "onward", "onwards"]}},
+        {"LOWER": {"IN": ["med", "medical", "rad", "radiation", "clinical", "surgical", "thoracic", "colorectal",
+                          "breast"]}, "OP": "?"},
+        # (not "surgery": "was taken to surgery for a right hemicolectomy" is the operation done)
+        {"LOWER": {"IN": ["onc", "oncology", "oncologist", "onc.", "medonc", "radonc"]}},
+        {"LOWER": "for"}])]
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=6)
               for c in ("referral placed for", "referral made for", "referral sent for", "consult placed for",
                         "referred to rad onc for", "sim for", "simulation for", "scheduled for")]
@@ -1526,6 +1570,18 @@ def _names_more(target, modifier) -> bool:
     between = target.doc[target.end:modifier.start]
     return len(between) <= 4 and not any(t.pos_ in ("VERB", "AUX") or t.lower_ in ("as", "per", "given", "was", "were")
                                          or t.is_punct for t in between)
+
+
+#: words between a booking and later care that make the care its landmark, not its object ("rad onc consult
+#: booked 7/8 after last paclitaxel", "she was booked straight into chemo" — the course itself)
+_NOT_BOOKED = frozenset({"after", "before", "following", "since", "post", "into", "until", "once", "when"})
+
+
+def _booked_reach(target, modifier, span_between) -> bool:
+    """A booking reaches the care right after it: "-> booked lap ULAR/TME + loop ileostomy 03/07/25",
+    "Booked for L wide local excision", with no comma, date or landmark word between. O(span)."""
+    return not any(t.text in ",;:." or any(ch.isdigit() for ch in t.text) or t.lower_ in _NOT_BOOKED
+                   for t in modifier.doc[modifier.end:target.start])
 
 
 def same_clause(target, modifier, span_between) -> bool:

@@ -299,10 +299,28 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
             i += 1
     if terms_only:  # English order stays; nothing glossed: the sentence is English
         return _assemble(sentence, units, lang) if any(kind for *_, kind in units) else None
+    units = [_marker_kept(sentence, units, k) for k in range(len(units))]
     units = _ago_last([_answer_no(units, k) for k in range(len(units))])
     if lang in _ADJECTIVES_AFTER:
         units = _adjectives_first(units)
     return _assemble(sentence, units, lang)
+
+
+def _marker_kept(sentence: str, units: list, k: int) -> tuple:
+    """"tumeur RAS sauvage", "statut RAS", "RAS/BRAF": a word in capitals next to a marker's result, its
+    status or another capital symbol names the gene, not the glossary's homonym (the French "RAS", nothing
+    to report); a noun acronym ("RH" → hormone receptors) is glossed as ever. O(1)."""
+    start, end, english, kind = units[k]
+    word = sentence[start:end]
+    if not kind or kind == "N" or not (word.isupper() and word.isalpha() and len(word) >= 2):
+        # a noun acronym is the glossary's own clinical abbreviation: "RH negativos" is HR negative
+        return units[k]
+    after = units[k + 1] if k + 1 < len(units) else None
+    before = units[k - 1] if k else None
+    beside = (after and (after[2] in _MARKER_NEIGHBOURS or after[2] == "/" and k + 2 < len(units)
+                         and sentence[units[k + 2][0]:units[k + 2][1]].isupper())
+              or before and before[2] in ("status", "mutation", "gene"))
+    return (start, end, word, "") if beside else units[k]
 
 
 def _glued_to_digit(sentence: str, start: int, end: int) -> bool:
@@ -353,6 +371,7 @@ RESULT_WORDS = frozenset({
     "proficient", "stable", "unstable", "equivocal", "overexpressed", "expressed", "detected",
     "not detected", "weakly positive", "strongly positive", "negative for", "positive for",
 })
+_MARKER_NEIGHBOURS = RESULT_WORDS | {"mutation", "mutations", "status", "wild", "mutant"}
 
 
 def _adjectives_first(units: list) -> list:

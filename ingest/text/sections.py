@@ -80,6 +80,9 @@ CANONICAL = {
     "discussion": "Discussion", "options": "Options", "treatment options": "Options", "alternatives": "Options",
     "options discussed": "Options", "options reviewed": "Options", "management options": "Options",
     "rec": "Plan", "recs": "Plan",
+    "ddx": "Differential Diagnosis", "d/dx": "Differential Diagnosis", "differential": "Differential Diagnosis",
+    "differential diagnosis": "Differential Diagnosis", "differential diagnoses": "Differential Diagnosis",
+    "differentials": "Differential Diagnosis", "dd": "Differential Diagnosis",
     # "Advice: CECT thorax ...", "Adv: concurrent chemoradiotherapy": the plan, in British and Indian usage
     "advice": "Plan", "adv": "Plan", "advised": "Plan", "advise": "Plan", "next steps": "Plan", "discharge plan": "Plan",
     # a tumour board's "Outcome:" is its decision, care still to come
