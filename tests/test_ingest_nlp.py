@@ -1552,3 +1552,20 @@ def test_a_marker_named_beside_its_result_in_a_foreign_note(nlp):
     assert got["BRAF : absence d'altération"][3] == "BRAF=wild-type"
     # a noun acronym of the glossary is still glossed: the Spanish "RH" is the hormone receptors
     assert ("RH negativos", "Biomarker", "present", "HR=negative") in _one(nlp, "Ca. mama HER2+ RH negativos, estadio IIA.")
+
+
+def test_a_course_s_finish_and_a_foreign_month_date_the_care(nlp):
+    from datetime import date, datetime
+
+    from ingest.nlp import when
+    from ingest.tkg.build import english_dates, sentence_date
+
+    assert when.course_period(["- Start 10/03/2025   Finish 16/04/2025 (1 missed #)"], True) == \
+        (date(2025, 3, 10), date(2025, 4, 16))
+    around = datetime(2025, 5, 29)
+    for foreign, day in [("PET-TC (20 de mayo de 2025): masa LID SUVmáx 11,3.", date(2025, 5, 20)),
+                         ("Operation am 5. Mai 2025 ohne Komplikationen.", date(2025, 5, 5)),
+                         ("Scanner TAP le 12 mars 2025 : pas de métastase.", date(2025, 3, 12))]:
+        assert sentence_date(foreign, around) is None  # the foreign words alone: no day
+        assert sentence_date(english_dates(foreign).text, around).date() == day
+    assert english_dates("CT 20 May 2025: no mass.") is None  # English dates are read as written

@@ -22,8 +22,9 @@ _MON = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|au
         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?![a-z])")  # "decreased 2024" is no December
 _ORD = r"(?:st|nd|rd|th)?"
 # one day, in every form a clinician writes it: 5 Feb 2024, 4-Mar-2024, 3rd March, 2025, Feb 5, 2024,
-# 2/5/24, 04.03.2025 (dotted: day first), 2024-02-05. The one reader of dates: sentences, clauses, starts
-_DAY = (rf"(?:(?<![\d.])\d{{1,2}}{_ORD}[\s-]{_MON},?[\s-]\d{{4}}|{_MON}\s+\d{{1,2}}{_ORD},?\s+\d{{4}}|"
+# 2/5/24, 04.03.2025 (dotted: day first), 2024-02-05, "5. May 2025" (a German or Nordic day, glossed).
+# The one reader of dates: sentences, clauses, starts
+_DAY = (rf"(?:(?<![\d.])\d{{1,2}}{_ORD}\.?[\s-]{_MON},?[\s-]\d{{4}}|{_MON}\s+\d{{1,2}}{_ORD},?\s+\d{{4}}|"
         r"(?<![\d/.])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d.])\d{1,2}\.\d{1,2}\.\d{4}(?!\d|\.\d)|"
         # "24.02.25" (German, Dutch, Scandinavian notes): dotted with a two-digit year, not a version "v2.1.25"
         r"(?<![\w.])\d{1,2}\.\d{1,2}\.\d{2}(?!\d|\.\d)|"
@@ -209,10 +210,12 @@ def iso(text: str, day_first: bool = False) -> str | None:
     return end.isoformat()[:7] if end is not None and not re.fullmatch(r"\s*\d{4}\s*", text) else None
 
 
-# "Dates: 5 Feb 2024 -> 14 Mar 2024", "Start 2024-04-15   End 2024-05-08": the course a summary reports
+# "Dates: 5 Feb 2024 -> 14 Mar 2024", "Start 2024-04-15   End 2024-05-08" (or "Finish", "Stop",
+# "Completion"): the course a summary reports
 _COURSE = re.compile(rf"\b(?:(?:treatment\s+)?dates?|course|treatment\s+period)\s*:\s*(?P<a>{_DAY})\s*"
                      rf"(?:->|→|-|–|to|through|thru|until)\s*(?P<b>{_DAY})|"
-                     rf"\bstart(?:ed)?\s*:?\s*(?P<a2>{_DAY})[^\n]{{0,30}}?\b(?:end(?:ed)?|completed|finished)\s*:?\s*"
+                     rf"\bstart(?:ed)?\s*:?\s*(?P<a2>{_DAY})[^\n]{{0,30}}?"
+                     rf"\b(?:end(?:ed)?|completed|completion|finish(?:ed)?|stop(?:ped)?)\s*:?\s*"
                      rf"(?P<b2>{_DAY})", re.I)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -18,6 +19,7 @@ from ingest.model import CodedFact, Note
 from ingest.nlp.pipeline import Mention
 from ingest.nlp.when import dated, day_first, days, without_comparisons
 from ingest.text import NormalizedText, Section, Sentence
+from ingest.text.languages import Glossed, gloss
 from ingest.text.chunks import chunk_sections, leaf_chunks
 
 
@@ -37,6 +39,23 @@ def mention_date(text: str, end: int, around: datetime, day_first: bool = False)
         return None
     return datetime(d.year, d.month, d.day, tzinfo=around.tzinfo) if _plausible(datetime(d.year, d.month, d.day),
                                                                                 around) else None
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def english_dates(text: str) -> Glossed | None:
+    """The English reading of a sentence that writes a year but no day English reads ("PET-TC (20 de mayo
+    de 2025)", "OP am 5. Mai 2025"): its foreign month names are read there, as the mentions are. None for
+    a sentence English dates already. O(len(text))."""
+    if not _YEAR.search(text) or next(days(text), None) is not None:
+        return None
+    return gloss(text)
+
+
+def _glossed_at(g: Glossed, source_offset: int) -> int:
+    """The offset in ``g.text`` of the source offset ``source_offset``. O(len(g.text))."""
+    return next((i for i, s in enumerate(g.starts) if s >= source_offset), len(g.text))
 
 
 def _plausible(d: datetime, around: datetime) -> bool:
@@ -134,7 +153,9 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
             original = note.text[a:b]
             g.sentences.append({"id": sent_id, "section": sec_id, "idx": t_idx, "text": original, "start": a, "end": b})
             stext = norm.text[sent.start:sent.end]
-            day = sentence_date(stext, encounter_start, dmy)
+            english = english_dates(stext)
+            dtext = english.text if english else stext
+            day = sentence_date(dtext, encounter_start, dmy)
             used: set[str] = set()
             for m in mentions[k]:
                 ma, mb = norm.to_original(sent.start + m.start, sent.start + m.end)
@@ -147,7 +168,8 @@ def note_graph(note: Note, norm: NormalizedText, sections: list[tuple[Section, l
                     "text": note.text[ma:mb], "assertion": m.assertion, "value": m.value,
                     "values": list(m.values) or None, "detail": m.detail_json, "flags": list(m.flags) or None,
                     "valid_time": own_date(m.detail, encounter_start) or day
-                    or mention_date(stext, m.end, encounter_start, dmy) or encounter_start,
+                    or mention_date(dtext, _glossed_at(english, m.end) if english else m.end, encounter_start, dmy)
+                    or encounter_start,
                     "recorded_time": recorded, "order": order,
                     "source": "note", "note": note.id, "cue": m.cue,
                     # a medication-list entry says "is on X", not "X was given at this encounter"
