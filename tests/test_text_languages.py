@@ -182,3 +182,12 @@ def test_nordic_and_polish_notes_are_glossed(sentence, language, english):
 def test_an_english_header_is_not_read_as_a_foreign_one():
     assert canonical_name("Disposition") is None  # a Danish "disposition" is a family history; English's is not
     assert canonical_name("Hereditet") == "Family History"
+
+
+def test_a_condition_in_french_italian_german_or_dutch_reads_as_if():
+    assert gloss("RT antalgique T7 si douleur non contrôlée.").text.startswith("RT")
+    assert " if pain" in gloss("RT antalgique T7 si douleur non contrôlée.").text
+    assert gloss("Indien progressie: docetaxel.").text.startswith("if progression")
+    # the Spanish "si" is left alone: folded, it is also "sí" (yes) — "Fumador: sí"
+    smoker = gloss("Fumador: sí, 20 cigarrillos al día.")
+    assert smoker is None or " if" not in smoker.text
