@@ -1569,3 +1569,16 @@ def test_a_course_s_finish_and_a_foreign_month_date_the_care(nlp):
         assert sentence_date(foreign, around) is None  # the foreign words alone: no day
         assert sentence_date(english_dates(foreign).text, around).date() == day
     assert english_dates("CT 20 May 2025: no mass.") is None  # English dates are read as written
+
+
+
+def test_a_requested_list_plans_every_line(nlp):
+    from ingest.text import split_sections
+    from ingest.text.sections import canonical_name
+
+    text = "Impression: suspicious RUL mass.\nRequested:\n- CT chest/abdomen/pelvis\n- MRI brain\n"
+    [plan] = [s for s in split_sections(text) if s.name == "Plan"]
+    lines = text[plan.start:plan.end].strip().splitlines()
+    assert [m[2] for line in lines for m in _one(nlp, line, "Plan")] == ["planned", "planned"]
+    assert canonical_name("Si richiede:") == "Plan"  # the Italian, glossed
+    assert canonical_name("Test requested: solid tumour panel") is None  # a report's label, not a plan

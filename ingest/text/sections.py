@@ -93,6 +93,9 @@ CANONICAL = {
     # a meeting's "Actions:" / "Action points:" list what each member is to do next
     "actions": "Plan", "action": "Plan", "action points": "Plan", "action plan": "Plan", "actions agreed": "Plan",
     "to do": "Plan", "todo": "Plan",
+    # "Requested:" over a list of tests: every line of it is still to be done
+    "requested": "Plan", "ordered": "Plan", "orders": "Plan", "investigations requested": "Plan",
+    "investigations ordered": "Plan", "tests requested": "Plan", "tests ordered": "Plan",
     # a Dutch or Flemish note's "Beleid:", written "Policy:" in English: what will be done
     "policy": "Plan", "beleid": "Plan",
     # a report's "COMPARISON: CT C/A/P 04/01/2025" names the earlier studies read beside this one
