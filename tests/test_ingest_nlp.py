@@ -1582,3 +1582,8 @@ def test_a_requested_list_plans_every_line(nlp):
     assert [m[2] for line in lines for m in _one(nlp, line, "Plan")] == ["planned", "planned"]
     assert canonical_name("Si richiede:") == "Plan"  # the Italian, glossed
     assert canonical_name("Test requested: solid tumour panel") is None  # a report's label, not a plan
+
+
+def test_a_regimen_written_with_plus_is_one_choice(nlp):
+    got = [m[2] for m in _one(nlp, "If TPS <50%: carboplatin + pemetrexed + pembrolizumab.") if m[1] == "Medication"]
+    assert got == ["possible"] * 3

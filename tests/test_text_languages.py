@@ -191,3 +191,11 @@ def test_a_condition_in_french_italian_german_or_dutch_reads_as_if():
     # the Spanish "si" is left alone: folded, it is also "sí" (yes) — "Fumador: sí"
     smoker = gloss("Fumador: sí, 20 cigarrillos al día.")
     assert smoker is None or " if" not in smoker.text
+
+
+def test_the_portuguese_se_is_if_only_where_it_opens_a_clause_and_the_spanish_si_unaccented():
+    assert "if proficient mismatch repair" in gloss(
+        "Decisão sobre QT adjuvante depende do status MMR: se pMMR -> discutir risco de fluoropirimidina.").text
+    assert " if " not in " " + gloss("Não se observam metástases hepáticas.").text + " "
+    assert gloss("Si citología no concluyente -> EBUS.").text.startswith("if ")
+    assert gloss("Fumador: sí, 20 cigarrillos al día.").text.startswith("smoker: yes")

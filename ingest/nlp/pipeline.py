@@ -1659,11 +1659,14 @@ def joined_drugs(text: str, row: list[Mention]) -> list[Mention]:
 
 
 _SLASH = re.compile(r"[ \t]*/[ \t]*")
+#: "if TPS <50%: carboplatin + pemetrexed + pembrolizumab": a regimen written with "+" is one choice too; a
+#: member with no cue of its own beyond the hedge's reach takes it (forward only)
+_PLUS = re.compile(r"[ \t]*\+[ \t]*")
 
 
 def one_regimen(text: str, row: list[Mention]) -> list[Mention]:
     """"if no driver -> carboplatin/pemetrexed/pembrolizumab": drugs (or treatments: "CRT/TNT + TME if
-    incomplete response") written a/b/c are one regimen or one choice, one statement; a member beyond its
+    incomplete response") written a/b/c (or a + b + c, forward, uncued) are one regimen or one choice, one statement; a member beyond its
     hedge's or denial's reach takes its neighbour's, the first member's forward and, for a hedge written
     after the list, the last member's back. Pure. O(mentions)."""
     out = list(row)
@@ -1674,7 +1677,8 @@ def one_regimen(text: str, row: list[Mention]) -> list[Mention]:
             and b.assertion in ("planned", "present") and (b.cue is None or a.kind == "Medication")
     for i in range(1, len(out)):
         prev, m = out[i - 1], out[i]
-        if shares(prev, m) and _SLASH.fullmatch(text, prev.end, m.start):
+        if shares(prev, m) and (_SLASH.fullmatch(text, prev.end, m.start)
+                                or m.cue is None and _PLUS.fullmatch(text, prev.end, m.start)):
             out[i] = replace(m, assertion=prev.assertion, cue=prev.cue)
     for i in range(len(out) - 1, 0, -1):
         prev, m = out[i - 1], out[i]

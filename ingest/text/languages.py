@@ -300,6 +300,8 @@ def gloss(sentence: str, prior: str = "en") -> Glossed | None:
     if terms_only:  # English order stays; nothing glossed: the sentence is English
         return _assemble(sentence, units, lang) if any(kind for *_, kind in units) else None
     units = [_marker_kept(sentence, units, k) for k in range(len(units))]
+    if lang == "pt":
+        units = [_conditional_se(sentence, u) for u in units]
     units = _ago_last([_answer_no(units, k) for k in range(len(units))])
     if lang in _ADJECTIVES_AFTER:
         units = _adjectives_first(units)
@@ -321,6 +323,19 @@ def _marker_kept(sentence: str, units: list, k: int) -> tuple:
                          and sentence[units[k + 2][0]:units[k + 2][1]].isupper())
               or before and before[2] in ("status", "mutation", "gene"))
     return (start, end, word, "") if beside else units[k]
+
+
+_CLAUSE_OPENERS = frozenset(";:(,-–—>•*")
+
+
+def _conditional_se(sentence: str, unit: tuple) -> tuple:
+    """"se TPS >= 50%: pembrolizumab", "- se dMMR -> apenas seguimento": the Portuguese "se" that opens a
+    clause is "if"; elsewhere it is mostly the reflexive ("não se observam metástases"), kept. O(1)."""
+    start, end, _, kind = unit
+    if kind or sentence[start:end].lower() != "se":
+        return unit
+    before = sentence[:start].rstrip()
+    return (start, end, "if", "X") if not before or before[-1] in _CLAUSE_OPENERS else unit
 
 
 def _glued_to_digit(sentence: str, start: int, end: int) -> bool:
