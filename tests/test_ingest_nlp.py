@@ -1587,3 +1587,10 @@ def test_a_requested_list_plans_every_line(nlp):
 def test_a_regimen_written_with_plus_is_one_choice(nlp):
     got = [m[2] for m in _one(nlp, "If TPS <50%: carboplatin + pemetrexed + pembrolizumab.") if m[1] == "Medication"]
     assert got == ["possible"] * 3
+
+
+def test_a_drug_s_english_name_with_a_romance_ending_is_that_drug(nlp):
+    lexicon = load_lexicon()
+    assert lexicon.misspelled("pemetrexedo")[1:2] == ("Medication",)
+    assert lexicon.misspelled("carboplatina")[1:2] == ("Medication",)
+    assert lexicon.misspelled("tratamento") is None  # no drug under it
