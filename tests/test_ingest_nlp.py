@@ -1594,3 +1594,15 @@ def test_a_drug_s_english_name_with_a_romance_ending_is_that_drug(nlp):
     assert lexicon.misspelled("pemetrexedo")[1:2] == ("Medication",)
     assert lexicon.misspelled("carboplatina")[1:2] == ("Medication",)
     assert lexicon.misspelled("tratamento") is None  # no drug under it
+
+
+def test_a_care_label_takes_what_its_topic_says_of_that_care_later(nlp):
+    from datetime import date
+
+    sents = ["Radioterapia: revisada la historia — no consta valoración por Oncología Radioterápica.",
+             "La interconsulta no se llegó a enviar tras la cirugía.", "NO ha recibido RT."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 3), note_day=date(2025, 1, 20))
+    assert [m.assertion for m in rows[0] if m.text == "Radioterapia"] == ["negated"]
+    dated = ["LUNG MDT 28/03/25: upstaged to pIIB.", "Referral to be sent by MDT coordinator."]
+    rows = resolve_note(dated, extract_mentions(nlp, dated, [None] * 2), note_day=date(2025, 3, 28))
+    assert [m.assertion for m in rows[0] if m.text == "MDT"] == ["present"]  # a dated label reports the event

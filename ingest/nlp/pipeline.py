@@ -1189,6 +1189,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
            for i, row in enumerate(out)]
     out = [_scheduled_next(t, row, texts[i + 1]) if i + 1 < len(texts) else row
            for i, (t, row) in enumerate(zip(texts, out))]
+    out = label_told_later(texts, out)
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
     # line's course is the cycle line's
     out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
@@ -1313,6 +1314,33 @@ def _scheduled_next(text: str, row: list[Mention], following: str) -> list[Menti
     if not _TOPIC_LINE.match(text) or not _SCHEDULED_LEAD.match(following):
         return row
     return _plan_uncued(row, "scheduled (the next sentence)")
+
+
+def label_told_later(texts: list[str], rows: list[list[Mention]]) -> list[list[Mention]]:
+    """"Radiotherapy: chart reviewed - no rad onc assessment on file. ... She has NOT received RT.": a care
+    label whose own sentence reports no care and no date takes what the next sentences of its topic (up to three, until
+    another label) say of the same care with a cue of their own — refused, not given, planned. Pure.
+    O(sentences · mentions)."""
+    out = [list(r) for r in rows]
+    for i, (text, row) in enumerate(zip(texts, rows)):
+        label = _TOPIC_LINE.match(text)
+        # (a dated label reports the event: "LUNG MDT 28/03/25: upstaged to pIIB")
+        if not label or when.has_date(text) or any(m.kind in ("Medication", "Procedure") and m.assertion in ("present", "historical")
+                            and m.start >= label.end() for m in row):
+            continue
+        for j, m in enumerate(row):
+            if m.kind not in ("Medication", "Procedure") or m.assertion != "present" or m.cue or m.end > label.end():
+                continue
+            codes = {c.code for c in m.concepts}
+            for k in range(i + 1, min(i + 4, len(texts))):
+                if _TOPIC_LINE.match(texts[k]):
+                    break
+                told = next((x for x in rows[k] if x.kind == m.kind and x.cue and x.assertion in ("negated", "planned")
+                             and codes & {c.code for c in x.concepts}), None)
+                if told:
+                    out[i][j] = replace(m, assertion=told.assertion, cue=f"{told.cue} (later in its topic)")
+                    break
+    return out
 
 
 _SUSPICION_NAME = re.compile(r"(?:suspected|suspicious|suspicion\s+of|possible|probable|presumed|query|\?)\s*\w", re.I)
