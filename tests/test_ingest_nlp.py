@@ -1606,3 +1606,8 @@ def test_a_care_label_takes_what_its_topic_says_of_that_care_later(nlp):
     dated = ["LUNG MDT 28/03/25: upstaged to pIIB.", "Referral to be sent by MDT coordinator."]
     rows = resolve_note(dated, extract_mentions(nlp, dated, [None] * 2), note_day=date(2025, 3, 28))
     assert [m.assertion for m in rows[0] if m.text == "MDT"] == ["present"]  # a dated label reports the event
+
+
+def test_a_start_planned_is_one_cue(nlp):
+    assert _assertion(nlp, "RT start planned early June.", "RT") == "planned"
+    assert _assertion(nlp, "Chemo start date 12/06.", "Chemo") == "planned"

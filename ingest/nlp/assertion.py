@@ -1484,6 +1484,11 @@ def context_rules():
                         "to be managed with", "to be given", "to be offered", "to be started on", "to be started",
                         "to be commenced on", "to be done", "to be performed", "to be sent", "to be obtained", "will be done",
                         "will be performed", "will be sent")]
+    # "RT start planned early June": one cue (the bare "start" would cut the scope of "planned": medspaCy
+    # limits a cue's reach at another cue of its category)
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("start planned", "start scheduled", "start booked", "start expected", "start due",
+                        "start date", "start date planned", "starting date", "commencement planned")]
     # (not a course's planned length: "Alectinib 600 mg BID started 8/19/25 - planned 2 yrs")
     rules += [_limited(ConTextRule(c, "PLANNED", direction="BIDIRECTIONAL", max_scope=6),
                        lambda target, modifier, between: not _names_duration(modifier))
