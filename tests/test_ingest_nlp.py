@@ -1532,7 +1532,6 @@ def test_a_day_named_without_its_year_takes_the_year_nearest_the_note(nlp):
     assert when.dated(" reversed Feb 11/25.", 0, day) is None  # "/25" is its year: not read as this year's
 
 
-
 def test_bookings_referrals_other_people_and_readings_offered(nlp):
     a = partial(_assertion, nlp)
     assert a("Seen 12/06 -> booked lap ULAR/TME + loop ileostomy 03/07/25.", "TME") == "planned"
