@@ -258,11 +258,12 @@ class Lexicon:
         if low[-1] in "ao" and _zipf(low) == 0:
             # a Romance ending on a drug's English name: "pemetrexedo" is pemetrexed (whose key, stemmed,
             # "pemetrex", is too far from it for a spelling repair)
-            bare = self.terms.get((inflection_stem(low[:-1]),))
+            stem = inflection_stem(low[:-1])
+            bare = self.terms.get((stem,))
             if bare is not None and "Medication" in bare.kinds:
                 kind, concepts, _ = bare.best()
                 if kind == "Medication":
-                    return inflection_stem(low[:-1]), kind, concepts
+                    return stem, kind, concepts
         candidates = self.spelled_words.get(low[:3], ())
         if not candidates or _zipf(low) > 0:
             return None

@@ -585,14 +585,12 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=10, allowed_types=set(CARE)) for c in booked]
     # ... and what a booking names after it: "-> booked lap ULAR/TME + loop ileostomy 03/07/25", "I have booked
     # colonoscopy", "Booked for L wide local excision" (the longer cue wins over the bare "booked" above)
-    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
-                          on_modifies=_booked_reach)
+    ahead = {"direction": "FORWARD", "max_scope": 10, "allowed_types": set(CARE), "on_modifies": _booked_reach}
+    rules += [ConTextRule(c, "PLANNED", **ahead)
               for c in ("have booked", "has booked", "i've booked", "we've booked", "i booked", "we booked")]
-    rules += [ConTextRule("<arrow> booked", "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
-                          on_modifies=_booked_reach,
+    rules += [ConTextRule("<arrow> booked", "PLANNED", **ahead,
                           pattern=[{"TEXT": {"IN": ["->", "→", "=>", ">"]}}, {"LOWER": {"IN": list(booked)}}])]
-    rules += [ConTextRule("<opening> booked", "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
-                          on_modifies=_booked_reach,
+    rules += [ConTextRule("<opening> booked", "PLANNED", **ahead,
                           pattern=[{"IS_SENT_START": True, "LOWER": "booked"}, {"LOWER": {"IN": ["for", "in"]}, "OP": "?"},
                                    {"LOWER": "for", "OP": "?"}])]
     # "provisional theatre slot held 16.06 and provisional chemo-day slot 10.06": a slot held is a booking

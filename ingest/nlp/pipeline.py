@@ -1318,16 +1318,18 @@ def _scheduled_next(text: str, row: list[Mention], following: str) -> list[Menti
 
 def label_told_later(texts: list[str], rows: list[list[Mention]]) -> list[list[Mention]]:
     """"Radiotherapy: chart reviewed - no rad onc assessment on file. ... She has NOT received RT.": a care
-    label whose own sentence reports no care and no date takes what the next sentences of its topic (up to three, until
-    another label) say of the same care with a cue of their own — refused, not given, planned. Pure.
-    O(sentences · mentions)."""
+    label whose own sentence reports no care and no date takes what the next sentences of its topic (up to
+    three, until another label) say of the same care with a cue of their own — refused, not given, planned.
+    Pure. O(sentences · mentions)."""
     out = [list(r) for r in rows]
     for i, (text, row) in enumerate(zip(texts, rows)):
         label = _TOPIC_LINE.match(text)
         # (a dated label reports the event: "LUNG MDT 28/03/25: upstaged to pIIB")
-        if not label or when.has_date(text) or any(m.kind in ("Medication", "Procedure") and m.assertion in ("present", "historical")
-                            and m.start >= label.end() for m in row):
+        if not label or when.has_date(text):
             continue
+        if any(m.kind in ("Medication", "Procedure") and m.assertion in ("present", "historical")
+               and m.start >= label.end() for m in row):
+            continue  # the label's own sentence tells its care
         for j, m in enumerate(row):
             if m.kind not in ("Medication", "Procedure") or m.assertion != "present" or m.cue or m.end > label.end():
                 continue
@@ -1694,9 +1696,9 @@ _PLUS = re.compile(r"[ \t]*\+[ \t]*")
 
 def one_regimen(text: str, row: list[Mention]) -> list[Mention]:
     """"if no driver -> carboplatin/pemetrexed/pembrolizumab": drugs (or treatments: "CRT/TNT + TME if
-    incomplete response") written a/b/c (or a + b + c, forward, uncued) are one regimen or one choice, one statement; a member beyond its
-    hedge's or denial's reach takes its neighbour's, the first member's forward and, for a hedge written
-    after the list, the last member's back. Pure. O(mentions)."""
+    incomplete response") written a/b/c (or a + b + c, forward, uncued) are one regimen or one choice, one
+    statement; a member beyond its hedge's or denial's reach takes its neighbour's, the first member's
+    forward and, for a hedge written after the list, the last member's back. Pure. O(mentions)."""
     out = list(row)
 
     def shares(a: Mention, b: Mention) -> bool:

@@ -254,8 +254,10 @@ def _split_compound(word: str, table: dict[tuple[str, ...], Entry], lang: str, d
     return None
 
 
+@lru_cache(maxsize=1 << 13)
 def gloss(sentence: str, prior: str = "en") -> Glossed | None:
-    """The sentence in English words, or None when it is English already. O(words · _MAX_WORDS)."""
+    """The sentence in English words, or None when it is English already. Remembered: the NLP reads a
+    batch's sentences in it and the graph builder then reads their dates there. O(words · _MAX_WORDS)."""
     lang = language_of(sentence, prior)
     # an English sentence of a note written in another language keeps its words but its terms English
     # never writes ("Röntgen-Thorax: no infiltrates" in a German letter)
