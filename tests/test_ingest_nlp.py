@@ -450,6 +450,11 @@ def test_a_regimen_line_is_dated_by_the_cycle_line_under_it(nlp):
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 5, 22))
     assert {m.detail.get("course_start") for m in rows[0] if m.kind == "Medication"} == {"2025-03-17"}
     assert all(m.assertion == "historical" for m in rows[0] if m.kind == "Medication")
+    # or by a table of cycles, a row a line (its header row's drug too)
+    sents = ["Adjuvant CAPOX x 4 cycles:", "| cycle | date | oxali 130 mg/m2 |", "| C1 | 15/04/24 | 100 % |",
+             "| C2 | 06/05/24 | 100 % |"]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 4), note_day=date(2024, 9, 30))
+    assert {m.detail.get("course_start") for r in rows[:2] for m in r if m.kind == "Medication"} == {"2024-04-15"}
 
 
 def test_spelled_out_care_shares_its_head_s_fate_and_marker_details_in_parentheses_are_read_past(nlp):
@@ -1592,6 +1597,7 @@ def test_a_drug_s_english_name_with_a_romance_ending_is_that_drug(nlp):
     lexicon = load_lexicon()
     assert lexicon.misspelled("pemetrexedo")[1:2] == ("Medication",)
     assert lexicon.misspelled("carboplatina")[1:2] == ("Medication",)
+    assert lexicon.misspelled("pemetrexede")[1:2] == ("Medication",)
     assert lexicon.misspelled("tratamento") is None  # no drug under it
 
 
@@ -1610,3 +1616,35 @@ def test_a_care_label_takes_what_its_topic_says_of_that_care_later(nlp):
 def test_a_start_planned_is_one_cue(nlp):
     assert _assertion(nlp, "RT start planned early June.", "RT") == "planned"
     assert _assertion(nlp, "Chemo start date 12/06.", "Chemo") == "planned"
+
+
+def test_care_kept_for_a_later_event_is_an_option(nlp):
+    assert _assertion(nlp, "KRAS G12C inhibitor (sotorasib) is NOT 1st line - only at progression.", "sotorasib") \
+        == "possible"
+    assert _assertion(nlp, "At progression: docetaxel.", "docetaxel") == "possible"
+    assert _assertion(nlp, "Started docetaxel at progression in 2023.", "docetaxel") == "present"  # told done
+    assert _assertion(nlp, "Continue pembrolizumab until progression.", "pembrolizumab") != "possible"
+    # an alternative named on a line of its own, after the care recommended, in English or glossed
+    got = [m[2] for m in _one(nlp, "Alternative: carboplatin/pemetrexed/pembrolizumab.") if m[1] == "Medication"]
+    assert got == ["possible"] * 3
+
+
+def test_a_decision_in_another_language_plans_its_care(nlp):
+    # "Decisão:" (Portuguese) glossed "decision:" like the English label; "seguida de" is "followed by"
+    got = _one(nlp, "Decisão: Terapêutica Neoadjuvante Total (TNT) — RT curta 5 x 5 Gy seguida de CAPOX x6.")
+    assert {m[2] for m in got if m[1] in ("Medication", "Procedure")} == {"planned"}
+
+
+def test_care_the_patient_was_informed_about_is_talked_over(nlp):
+    assert _assertion(nlp, "Patient informed about short-course RT 25 Gy/5 fr (acute/late effects).",
+                      "short-course RT 25 Gy/5 ") == "possible"
+    assert _assertion(nlp, "Patient informed of the results of the lumpectomy.", "lumpectomy") == "present"
+    # glossed: "Doente informado sobre RT curta", "CAPOX a iniciar ~2 semanas após fim da RT"
+    assert _assertion(nlp, "Doente informado sobre RT curta 25 Gy/5 fr.", "RT") == "possible"
+    assert _assertion(nlp, "CAPOX a iniciar ~2 semanas após fim da RT.", "CAPOX") == "planned"
+
+
+def test_a_consultation_named_by_its_department_is_no_care_given(nlp):
+    # "Consulta de Radioterapia — 15/05/2025" (glossed "consultation of radiotherapy"): the consult's topic
+    assert _assertion(nlp, "Consulta de Radioterapia — 15/05/2025", "Radioterapia") == "possible"
+    assert _assertion(nlp, "Department of Radiation Oncology - RT started 3/4.", "RT") == "present"

@@ -296,6 +296,20 @@ def test_progression_on_first_line_therapy_makes_the_next_line_the_next_step():
     assert [i.step for i in res.items if i.status in ("due", "option")] == ["subsequent-line-therapy"]
 
 
+def test_a_first_line_stopped_for_good_makes_the_next_line_the_next_step():
+    """"osimertinib stopped permanently (grade 3 pneumonitis)": a line ended by toxicity is over, as by
+    progression; a drug merely named again since is not a stop."""
+    spec, paths, codes = _spec("nsclc")
+    osi = dict(codes=("RxNorm|1721560",), ancestors=("ATC|L01EB04", "ATC|L01EB", "ATC|L01E", "ATC|L01"))
+    stopped = _egfr_stage_iv([fact(9, "Medication", "osimertinib", "2024-05-20", detail={"status": "stopped"},
+                                   **osi)])
+    res = assess(spec, paths, build_state("p", stopped, D("2024-06-10")), D("2024-06-10"), codes)
+    assert [i.step for i in res.items if i.status in ("due", "option")] == ["subsequent-line-therapy"]
+    going = _egfr_stage_iv([fact(9, "Medication", "osimertinib", "2024-05-20", detail={"status": "ongoing"}, **osi)])
+    res = assess(spec, paths, build_state("p", going, D("2024-06-10")), D("2024-06-10"), codes)
+    assert "subsequent-line-therapy" not in [i.step for i in res.items if i.status in ("due", "option")]
+
+
 def test_a_therapy_class_named_beside_the_drugs_of_a_done_step_is_that_course_retold():
     spec, paths, codes = _spec("nsclc")
     sq = ("DOID|DOID:3907",)

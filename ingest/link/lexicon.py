@@ -255,9 +255,9 @@ class Lexicon:
         low = word.lower()
         if len(low) < 7 or not low.isalpha() or low.endswith(("ing", "ed")) or (inflection_stem(low),) in self.terms:
             return None
-        if low[-1] in "ao" and _zipf(low) == 0:
-            # a Romance ending on a drug's English name: "pemetrexedo" is pemetrexed (whose key, stemmed,
-            # "pemetrex", is too far from it for a spelling repair)
+        if low[-1] in "aoe" and _zipf(low) == 0:
+            # a Romance ending on a drug's English name: "pemetrexedo" (Spanish) or "pemetrexede" (Portuguese)
+            # is pemetrexed (whose key, stemmed, "pemetrex", is too far from it for a spelling repair)
             stem = inflection_stem(low[:-1])
             bare = self.terms.get((stem,))
             if bare is not None and "Medication" in bare.kinds:

@@ -663,6 +663,11 @@ def context_rules():
                         "potential side effects", "implications of",
                         "side effects of", "toxicities of", "toxicity of", "pros and cons of", "risks and benefits of",
                         "benefits and risks of", "long-term effects of", "late effects of")]
+    # "Patient informed about short-course RT 25 Gy/5 fr (acute/late effects)": the treatment talked over
+    # (not "informed of the biopsy results": what was done and found)
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=8, allowed_types={"Medication", "Procedure"},
+                          on_modifies=_no_findings_between)
+              for c in ("informed about", "informed of", "informed regarding", "informed re")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8) for c in ("no new", "no further")]
     # "Nil peripheral neuropathy. Nil fevers/rigors.": British and Australian "no" ("nil by mouth" is a fast)
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=5) for c in ("nil",)]
@@ -1121,6 +1126,10 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=6, allowed_types=set(CARE))
               for c in ("consult for", "consultation for", "reason for referral", "reason for consultation",
                         "reason for consult")]
+    # a consultation named by its department ("Consulta de Radioterapia", glossed "consultation of radiotherapy";
+    # "Radiotherapy consultation" is the backward "consultation" below): the care is the consult's topic
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=2, allowed_types={"Medication", "Procedure"})
+              for c in ("consultation of", "consult of", "consultation in", "clinic of", "department of")]
     # a consultation's "Reason: post-mastectomy radiotherapy": the treatment the consultant is asked about
     rules += [ConTextRule("reason:", "HYPOTHETICAL", direction="FORWARD", max_scope=6,
                           allowed_types={"Medication", "Procedure"},
@@ -1157,7 +1166,9 @@ def context_rules():
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=2) for c in ("+/-", "+/ -", "with or without")]
     # options weighed, preferences: nothing is given yet
     rules += [ConTextRule(c, "OPTION", direction="FORWARD", max_scope=None)
-              for c in ("options:", "options are", "options were", "alternatives:", "choices:", "discussed options")]
+              for c in ("options:", "options are", "options were", "alternatives:", "choices:", "discussed options",
+                        # "Alternative: carboplatin/pemetrexed/pembrolizumab" (after the care recommended)
+                        "alternative:", "alternatively:", "alternative option:", "alternative regimen:")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6) for c in ("vs", "vs.", "versus")]
     # "Standard 1L would be carboplatin + paclitaxel + pembrolizumab": what would be, is not
     # (and back to care right before them, past adverbs only: "Sotorasib would be a later-line option")
@@ -1262,10 +1273,15 @@ def context_rules():
         {"LOWER": {"IN": ["approved", "granted", "submitted", "requested", "obtained", "received", "pending"]}, "OP": "?"},
         {"LOWER": {"IN": ["for", "of"]}}])]
     # consent is to care still to come: "Pt understands and is willing to have chemotherapy"
+    # ("amenable to" alone is feasibility, above: "tumor amenable to lumpectomy"; "amenable to undergo" is consent)
     rules += [ConTextRule("consents_to", "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE), pattern=[
-        {"LOWER": {"IN": ["willing", "agreeable", "keen", "consents", "consented", "agrees", "amenable"]}},
+        {"LOWER": {"IN": ["willing", "agreeable", "keen", "consents", "consented", "agrees"]}},
         {"LOWER": "to"}, {"LOWER": {"IN": ["have", "undergo", "start", "proceed", "receive", "try", "go"]}, "OP": "?"},
         {"LOWER": {"IN": ["with", "ahead"]}, "OP": "?"}])]
+    rules += [ConTextRule("amenable_to_undergo", "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE),
+                          pattern=[{"LOWER": "amenable"}, {"LOWER": "to"},
+                                   {"LOWER": {"IN": ["have", "undergo", "start", "proceed", "receive", "try", "go"]}},
+                                   {"LOWER": {"IN": ["with", "ahead"]}, "OP": "?"}])]
     # "colonic stent as bridge to palliative chemo", "bridging to surgery": the care bridged to is to come
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types=set(CARE))
               for c in ("bridge to", "as bridge to", "as a bridge to", "bridging to", "as bridging to")]
@@ -1790,6 +1806,35 @@ _ADVERBS = {"now", "then", "also", "alone", "probably", "likely", "still", "only
             "here", "certainly", "clearly", "definitely", "potentially", "possibly", "instead", "again"}
 
 
+# "sotorasib is not 1st line - only at progression", "docetaxel reserved for 2L": care kept for a later event
+# (not "pembrolizumab until progression": how long care goes on)
+_AT_A_LATER_EVENT = re.compile(r"\b(?:at|on|upon)\s+(?:the\s+time\s+of\s+)?(?:further\s+|disease\s+)?"
+                               r"(?:progression|relapse|recurrence)\b|\breserved\s+for\b|\b(?:kept|held)\s+in\s+reserve\b",
+                               re.I)
+# "started docetaxel at progression", "switched to docetaxel on progression in 2023": care told as done
+_TOLD_DONE = re.compile(r"\b(?:started|commenced|initiated|began|begun|given|received|switched|changed|had|was|were|"
+                        r"stopped|discontinued|ceased|completed|finished)\b",
+                        re.I)
+
+
+_FINDINGS = re.compile(r"\b(?:results?|findings?|outcome|diagnosis|report|histology|pathology|conclusions?|"
+                       r"impression|opinion|decision|recommendations?)\b", re.I)
+
+
+def _no_findings_between(target, modifier, span_between) -> bool:
+    """An ``on_modifies`` check: no result, finding or conclusion named from the cue to just after the care (the
+    patient told what care found or concluded, "informed about the MDT conclusion", is not told of care to
+    come)."""
+    doc = modifier.doc
+    return not _FINDINGS.search(doc[modifier.end:min(len(doc), target.end + 3)].text)
+
+
+def kept_for_later_event(ent) -> bool:
+    """Is care named in a clause that keeps it for a later event, and tells none done? O(clause)."""
+    clause = _own_clause(ent)
+    return bool(_AT_A_LATER_EVENT.search(clause)) and not _TOLD_DONE.search(clause)
+
+
 def _adverbs_only_between(target, modifier, span_between) -> bool:
     """The modal follows the care at once or past adverbs only ("WLE now would"), not past a subject
     ("after surgery she would")."""
@@ -2124,6 +2169,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "possible", cue  # "if still not tolerated consider tamoxifen": the condition's "not" is not the care's
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
+    if kind in ("Medication", "Procedure") and kept_for_later_event(ent):
+        return "possible", cue or "at progression"  # "sotorasib is not 1st line - only at progression"
     if _QUERY_BEFORE.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char]) or _query_parenthesis(ent):
         return "possible", cue or "?"  # "2WW - ?breast ca", "? PE", "(? adjuvant osimertinib / alectinib)"
     if kind in CARE and _NOT_FOR.search(ent.doc.text[max(0, ent.start_char - 12):ent.start_char]):

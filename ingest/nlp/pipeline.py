@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import takewhile
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import imaging_regions, scan_region_follows, site_group, site_of
@@ -1192,9 +1193,11 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     out = label_told_later(texts, out)
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
     # line's course is the cycle line's
-    out = [in_course(t, row, cycles, note_day) if i + 1 < len(texts) and t.rstrip().endswith(":")
-           and (cycles := when.cycle_period(texts[i + 1], dmy)) else row
-           for i, (t, row) in enumerate(zip(texts, out))]
+    # (or a table of cycles, a row a line: its header row's drugs too)
+    courses = {j: cycles for i, t in enumerate(texts[:-1]) if t.rstrip().endswith(":")
+               and (cycles := when.cycle_period("\n".join(rows := _rows_after(texts, i)), dmy))
+               for j in range(i, i + 1 + len(rows))}
+    out = [in_course(t, row, courses[i], note_day) if i in courses else row for i, (t, row) in enumerate(zip(texts, out))]
     out = option_columns(texts, out)
     out = [closing_period(t, own_cycles(t, row, note_day, dmy), note_day, dmy) for t, row in zip(texts, out)] \
         if note_day is not None else out
@@ -1354,6 +1357,12 @@ def named_suspicion(row: list[Mention]) -> list[Mention]:
     return [replace(m, assertion="possible", cue=m.cue or "suspicion named by the term")
             if m.kind in ("Cancer", "Problem") and m.assertion == "present" and _SUSPICION_NAME.match(m.text) else m
             for m in row]
+
+
+def _rows_after(texts: list[str], i: int) -> list[str]:
+    """The line after a label, or the rows of the table right after it ("| C1 | 15/04/24 | 100 % |", a line
+    each). O(rows)."""
+    return list(takewhile(lambda t: t.lstrip().startswith("|"), texts[i + 1:i + 25])) or texts[i + 1:i + 2]
 
 
 def in_course(text: str, row: list[Mention], period, note_day) -> list[Mention]:

@@ -235,7 +235,7 @@ def course_period(texts: list[str], day_first: bool = False) -> tuple[date, date
 #: the first cycle or day of a course ("C1", "C1D1", "cycle 1", "D1"), not a range of days ("D1-14")
 FIRST_CYCLE = re.compile(r"\b(?:C1|C1D1|cycle\s*(?:1|one)|D1|day\s*1)\b(?!\s*[-–]\s*\d)", re.I)
 # ("C1 given 17/02/25", "cycle 2 on 10/03"): a word for the cycle's giving may stand before its day
-_CYCLE_HEAD = r"\b(?:C|cycle\s*)(?P<n>\d{1,2})(?:D1)?(?:\s+(?:given|administered|started|begun|on))?\s*[:=-]?\s*"
+_CYCLE_HEAD = r"\b(?:C|cycle\s*)(?P<n>\d{1,2})(?:D1)?(?:\s+(?:given|administered|started|begun|on))?\s*[:=|-]?\s*"
 _CYCLE_DAY = re.compile(rf"{_CYCLE_HEAD}(?P<day>{_DAY})", re.I)
 
 
