@@ -1648,3 +1648,25 @@ def test_a_consultation_named_by_its_department_is_no_care_given(nlp):
     # "Consulta de Radioterapia — 15/05/2025" (glossed "consultation of radiotherapy"): the consult's topic
     assert _assertion(nlp, "Consulta de Radioterapia — 15/05/2025", "Radioterapia") == "possible"
     assert _assertion(nlp, "Department of Radiation Oncology - RT started 3/4.", "RT") == "present"
+
+
+def test_a_year_less_dotted_day_close_to_care_dates_it(nlp):
+    from datetime import date
+
+    from ingest.nlp import when
+
+    # "Termin Strahlentherapie (Dr. Hoffmann) 28.05.": a day after the note plans the care (a title's dot ends
+    # no clause); dotted cycle days without their year date a course ("C1 10.03., C2 31.03., C3 21.04.2025")
+    for sent in ("Appointment radiotherapy (Dr. Hoffmann) 28.05. for planning CT.",
+                 "Termin Strahlentherapie (Dr. Hoffmann) 28.05. zum Planungs-CT."):
+        [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 5, 20))
+        assert [m.assertion for m in row if m.kind == "Procedure"] == ["planned"]
+    sent = "Bisherige Therapie: TC C1 10.03., C2 31.03., C3 21.04.2025 jeweils MIT Trastuzumab."
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 4, 24))
+    assert {(m.assertion, m.detail.get("course_start")) for m in row if m.kind == "Medication"} == {
+        ("historical", "2025-03-10")}
+    # a value with a closing dot is no day ("Hb 11.8."), nor is a day far from the care
+    assert when.cycle_period("Hb 11.8. C1 given") is None
+    sent = "Post-op: ileostomy active day 1, oral diet day 2, discharged day 6 (18.11. planned)."
+    [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 11, 14))
+    assert [m.assertion for m in row if m.text == "ileostomy"] != ["planned"]

@@ -45,8 +45,10 @@ _DATED = re.compile(rf"(?P<lead>\b(?:since|from|started|starting|start|began|beg
 _UNTIL = re.compile(rf"(?:\b(?:until|till|through|completed|finished|ended|stopped|last\s+(?:dose|cycle|infusion|"
                     rf"fraction|treatment))|(?<![A-Za-z])(?:C|cycle\s*)(?:[2-9]|\d{{2}})(?:D\d{{1,2}})?)\s+(?:on\s+|in\s+)?"
                     rf"(?P<b>{_D})", re.I)
-_CLAUSE_END = re.compile(r"[;\n]|\.\s|,\s*(?:then|and|but)\b|\bthen\b")
+# (a title's dot ends nothing: "Termin Strahlentherapie (Dr. Hoffmann) 28.05.")
+_CLAUSE_END = re.compile(r"[;\n]|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bDra)\.\s|,\s*(?:then|and|but)\b|\bthen\b")
 WINDOW = 70  # characters after the mention: past its dose, cycles and a parenthesis, not into the next fact
+NEAR = 30  # characters after the mention where a day written without its year may still date it
 
 KINDS = ("Procedure", "Medication")
 _WORD_END = re.compile(r"[\w/.-]*")
@@ -239,7 +241,7 @@ _CYCLE_HEAD = r"\b(?:C|cycle\s*)(?P<n>\d{1,2})(?:D1)?(?:\s+(?:given|administered
 _CYCLE_DAY = re.compile(rf"{_CYCLE_HEAD}(?P<day>{_DAY})", re.I)
 
 
-_CYCLE_DAY_NO_YEAR = re.compile(rf"{_CYCLE_HEAD}(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}})(?![/.]?\d)", re.I)
+_CYCLE_DAY_NO_YEAR = re.compile(rf"{_CYCLE_HEAD}(?P<a>\d{{1,2}})(?P<s>[/.])(?P<b>\d{{1,2}})(?![/.]?\d)", re.I)
 
 
 def _year_less(a: int, b: int, day_first: bool, note_day: date) -> date | None:
@@ -256,13 +258,13 @@ def _year_less(a: int, b: int, day_first: bool, note_day: date) -> date | None:
 def cycle_period(text: str, day_first: bool = False, note_day: date | None = None) -> tuple[date, date] | None:
     """"C1 3/17/25, C2 4/7/25, C3 4/28/25, C4 5/19/25": a line of dated cycles is the course's first and last
     day (at least two cycles, in order), or None; with ``note_day``, year-less cycle days ("(C1 21/10, C2
-    18/11)") are read in the note's year. O(len(text))."""
+    18/11)", dotted day first: "C1 10.03., C2 31.03.") are read in the note's year. O(len(text))."""
     at = {m.start(): (int(m.group("n")), exact_day(m.group("day"), day_first)) for m in _CYCLE_DAY.finditer(text)}
     if note_day is not None:  # "(C1 given 17/02/25, C2 10/03, C3 31/03)": the first day's year, the rest's not
         for m in _CYCLE_DAY_NO_YEAR.finditer(text):
             if not at.get(m.start(), (0, None))[1]:
-                at[m.start()] = (int(m.group("n")), _year_less(int(m.group("a")), int(m.group("b")), day_first,
-                                                                note_day))
+                at[m.start()] = (int(m.group("n")), _year_less(int(m.group("a")), int(m.group("b")),
+                                                                day_first or m.group("s") == ".", note_day))
     days = [(n, d) for _, (n, d) in sorted(at.items()) if d]
     if len(days) < 2 or [n for n, _ in days] != sorted(n for n, _ in days) or days[0][1] > days[-1][1]:
         return None
@@ -304,7 +306,9 @@ def _clause_dates(text: str, end: int, note_day: date | datetime, day_first: boo
     right after a mention ending at ``end``. O(WINDOW)."""
     day = as_day(note_day)
     cut = _WORD_END.match(text, end + WINDOW)  # never inside a date: "29/11/20|24" is not 29 Nov 2020
-    after = text[end:cut.end() if cut else end + WINDOW]
+    # (a year-less dotted day first, close to the mention: its closing dot ends no clause, "Termin
+    # Strahlentherapie 28.05. zum Planungs-CT"; not "ileostomy active day 1, ..., discharged day 6 (18.11.")
+    after = _with_nearest_dotted_year(text[end:cut.end() if cut else end + WINDOW], day, NEAR)
     stop = _CLAUSE_END.search(after)
     after = _with_note_year(_with_range_years(after[:stop.start()] if stop else after), day, day_first)
     after = _with_nearest_year(after, day)  # one string for both searches: their offsets are compared
@@ -328,16 +332,36 @@ def _with_nearest_year(text: str, day: date) -> str:
         if month_word == "may":
             return m.group()
         month = _MONTH_NAMES.index(month_word[:3].lower()) + 1
-        dd = int(m.group("d1") or m.group("d2"))
-        options = []
-        for year in (day.year - 1, day.year, day.year + 1):
-            try:
-                d = date(year, month, dd)
-            except ValueError:
-                continue
-            options.append((abs((d - day).days) * (3 if d > day else 1), year))
-        return f"{m.group()} {min(options)[1]}" if options else m.group()
+        year = _nearest_year(int(m.group("d1") or m.group("d2")), month, day)
+        return f"{m.group()} {year}" if year else m.group()
     return _YEARLESS_NAMED_DAY.sub(fill, text)
+
+
+def _with_nearest_dotted_year(text: str, day: date, near: int) -> str:
+    """``text`` with the nearest year (as :func:`_with_nearest_year`) written into each dotted day-first day
+    written without one in its first ``near`` characters ("28.05." → "28.05.2025"). O(len(text))."""
+    def fill(m: re.Match) -> str:
+        year = _nearest_year(int(m.group("d")), int(m.group("m")), day) if m.start() < near else None
+        return f"{m.group('d')}.{m.group('m')}.{year}" if year else m.group()
+    return _YEARLESS_DOTTED_DAY.sub(fill, text) if _DIGIT.search(text) else text
+
+
+# "Termin Strahlentherapie 28.05. zum Planungs-CT": a day written day-first with dots, its year left out (two
+# month digits and the closing dot: not "Hb 11.8.")
+_YEARLESS_DOTTED_DAY = re.compile(r"(?<![\d.,:=/])(?P<d>\d{1,2})\.(?P<m>0[1-9]|1[0-2])\.(?!\d)")
+
+
+def _nearest_year(dd: int, month: int, day: date) -> int | None:
+    """The year that puts day ``dd`` of ``month`` nearest the note's ``day``, a day after the note counting three
+    times its distance (see :func:`_with_nearest_year`), or None for no such day."""
+    options = []
+    for year in (day.year - 1, day.year, day.year + 1):
+        try:
+            d = date(year, month, dd)
+        except ValueError:
+            continue
+        options.append((abs((d - day).days) * (3 if d > day else 1), year))
+    return min(options)[1] if options else None
 
 
 # "paclitaxel x 6 (4/22 - 5/27)": a period of two year-less days, right after the care it dates
