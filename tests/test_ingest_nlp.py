@@ -1670,3 +1670,14 @@ def test_a_year_less_dotted_day_close_to_care_dates_it(nlp):
     sent = "Post-op: ileostomy active day 1, oral diet day 2, discharged day 6 (18.11. planned)."
     [row] = resolve_note([sent], extract_mentions(nlp, [sent], [None]), note_day=date(2025, 11, 14))
     assert [m.assertion for m in row if m.text == "ileostomy"] != ["planned"]
+
+
+def test_care_said_also_shares_the_phase_of_the_sentence_before(nlp):
+    from datetime import date
+
+    sents = ["Total recibido: 6 dosis de trastuzumab (solo neoadyuvancia).", "Pertuzumab tb 6 dosis."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 11, 20))
+    assert [m.detail.get("phase") for m in rows[1] if m.kind == "Medication"] == ["neoadjuvant"]
+    sents = ["Adjuvant letrozole since 03/2024.", "Also on denosumab 60mg 6-monthly for osteoporosis."]  # one more item
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 11, 20))
+    assert [m.detail.get("phase") for m in rows[1] if m.kind == "Medication"] == [None]

@@ -1186,6 +1186,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
             text, appositions(text, row))))))))
     out = [_continued_plan(t, row, [m for r in out[max(0, i - 3):i] for m in r]) if i else row
            for i, (t, row) in enumerate(zip(texts, out))]
+    out = [_also_phase(t, row, out[i - 1]) if i else row for i, (t, row) in enumerate(zip(texts, out))]
     out = [_plan_uncued(row, "recommendation (the line before)") if i and _PLAN_LABEL_END.search(texts[i - 1]) else row
            for i, row in enumerate(out)]
     out = [_scheduled_next(t, row, texts[i + 1]) if i + 1 < len(texts) else row
@@ -1302,6 +1303,24 @@ def _continued_plan(text: str, row: list[Mention], previous: list[Mention]) -> l
     if not _THEN_LEAD.match(text) or not any(m.kind in PLANNED_KINDS and m.assertion == "planned" for m in previous):
         return row
     return _plan_uncued(row, "then (the plan before)")
+
+
+# "Total received: 6 doses of trastuzumab (neoadjuvant only). Pertuzumab also 6 doses.": what a sentence says
+# "also" of is said of the care of the sentence before (not a sentence that opens "Also ...": one more item,
+# "Also on denosumab for osteoporosis")
+_ALSO = re.compile(r"^(?!\W*(?:also|too|likewise|as\s+well|idem)\b).*?\b(?:also|too|likewise|as\s+well|idem)\b",
+                   re.I | re.S)
+
+
+def _also_phase(text: str, row: list[Mention], previous: list[Mention]) -> list[Mention]:
+    """Care with no phase of its own, in a sentence that says "also", takes the one phase of the care of the
+    sentence before (``previous``). Pure. O(mentions)."""
+    phases = {m.detail.get("phase") for m in previous if m.kind in when.KINDS and m.detail.get("phase")}
+    if len(phases) != 1 or not (_ALSO.search(text) or (glossed := gloss(text)) and _ALSO.search(glossed.text)):
+        return row  # (read in English: "Pertuzumab tb 6 dosis", the Spanish "también")
+    [phase] = phases
+    return [replace(m, detail={**m.detail, "phase": phase}) if m.kind in when.KINDS and not m.detail.get("phase")
+            and m.assertion in ("present", "historical") else m for m in row]
 
 
 _TOPIC_LINE = re.compile(r"^\W*[A-Za-z][\w /&-]{0,30}:\s")
