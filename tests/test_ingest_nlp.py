@@ -1681,3 +1681,8 @@ def test_care_said_also_shares_the_phase_of_the_sentence_before(nlp):
     sents = ["Adjuvant letrozole since 03/2024.", "Also on denosumab 60mg 6-monthly for osteoporosis."]  # one more item
     rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 11, 20))
     assert [m.detail.get("phase") for m in rows[1] if m.kind == "Medication"] == [None]
+
+
+def test_care_the_patient_asked_about_is_not_given(nlp):
+    assert _assertion(nlp, "Pt asked re starting pembrolizumab now given PD-L1 70%.", "pembrolizumab") == "possible"
+    assert _assertion(nlp, "Asked re breast ca meds - says she finished everything.", "breast ca") != "possible"

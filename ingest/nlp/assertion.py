@@ -1307,6 +1307,11 @@ def context_rules():
                         "asks if", "asked if", "asking about", "asked again about", "asks again about",
                         "heard nothing about", "heard nothing regarding", "heard nothing re", "not heard about",
                         "has not heard about", "hasn't heard about", "no news about", "no word about")]
+    # "Pt asked re starting pembrolizumab now given PD-L1 70%" (care only: "Asked re breast ca meds" is the
+    # clinician's question, and the cancer is no less real)
+    rules += [ConTextRule(c, "HYPOTHETICAL", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
+              for c in ("asked re", "asks re", "asking re", "asked regarding", "asks regarding", "enquired about",
+                        "enquires about", "enquired re")]
     # "asked again about chemo - still not interested": care the patient does not want
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=8)
               for c in ("not interested", "remains uninterested", "uninterested")]
