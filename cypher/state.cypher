@@ -11,7 +11,7 @@ WITH pid, ev, collect(DISTINCT c.system + '|' + c.code) AS codes, collect(DISTIN
 RETURN pid AS patient, ev.id AS id, ev.kind AS kind, ev.text AS text, ev.assertion AS assertion,
        toString(ev.valid_time) AS valid_time, ev.order AS order, ev.source AS source, ev.value AS value,
        ev.values AS values, ev.detail AS detail, ev.flags AS flags, ev.note AS note, ev.context AS context,
-       codes, ancestors
+       toString(ev.recorded_time) AS recorded_time, codes, ancestors
 ORDER BY patient, valid_time, order, id
 
 // name: write_snapshot

@@ -482,6 +482,20 @@ def test_restaging_after_first_line_immunotherapy_is_no_sign_the_kras_inhibitor_
         assert ("kras-g12c-inhibitor" in [i.step for i in res.items if i.status in ("due", "overdue")]) is moved
 
 
+def test_a_plan_is_known_from_the_day_its_note_was_written():
+    """"hepatectomy scheduled 10/06/2025" written on 14/05: on 20/05 the plan is known, though its day is
+    still to come; care that happened is still read by its own day."""
+    from dataclasses import replace
+    from graphkit.state.build import own_facts
+    plan = replace(fact(1, "Procedure", "partial hepatectomy", "2025-06-10", assertion="planned",
+                        codes=("SNOMED-CT|71273005",)), recorded=D("2025-05-14"))
+    done = replace(fact(2, "Procedure", "colectomy", "2025-06-10", codes=("SNOMED-CT|43075005",)),
+                   recorded=D("2025-05-14"))
+    happened, planned = own_facts([plan, done], D("2025-05-20"))
+    assert planned == [plan] and happened == []
+    assert own_facts([plan], D("2025-05-10"))[1] == []  # not yet written
+
+
 def test_a_group_written_beside_a_tnm_without_m_is_the_day_s_stage():
     from graphkit.state.build import stage_of
     facts = [fact(1, "Stage", "cT3 N1", "2025-03-17", values=("cT3N1",),

@@ -52,7 +52,8 @@ def _sent(f: Fact) -> bool:
 
 
 def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[Fact]]:
-    """(happened, planned) facts of the patient dated on or before ``at`` (undated ones included)."""
+    """(happened, planned) facts of the patient dated on or before ``at`` (undated ones included); a plan is
+    known from the day its note was written ("hepatectomy scheduled 10/06/2025", written 14/05). O(n log n)."""
     keep = [f for f in facts if at is None or f.date is None or f.date <= at]
     # "Durvalumab has NOT been started" on D: its earlier bookings and cancelled doses ("durva 3/10",
     # no course status) were not care given; a course stated as started or completed stays
@@ -63,7 +64,8 @@ def own_facts(facts: list[Fact], at: dt.date | None) -> tuple[list[Fact], list[F
     happened = [f for f in keep if (f.assertion in HAPPENED or _sent(f)) and f.context != "family" and not (
         f.kind in ("Medication", "Procedure") and f.codes and f.date and f.codes[0] in never
         and f.date <= never[f.codes[0]] and not f.detail.get("status"))]
-    planned = [f for f in keep if f.assertion == "planned"]
+    planned = [f for f in facts if f.assertion == "planned" and (
+        at is None or f.date is None or f.date <= at or (f.recorded is not None and f.recorded <= at))]
     key = lambda f: (f.date or dt.date.max, f.order, f.id)  # noqa: E731
     return sorted(happened, key=key), sorted(planned, key=key)
 

@@ -31,7 +31,7 @@ def fact_of(row: dict) -> Fact:
     return Fact(row["id"], row["kind"] or "", row["text"] or "", row["assertion"], parse_date(row["valid_time"]),
                 row.get("value"), tuple(row.get("values") or ()), detail, tuple(row.get("flags") or ()),
                 tuple(sorted(row.get("codes") or (), key=code_rank)), tuple(row.get("ancestors") or ()), row.get("note"),
-                row.get("source"), row.get("context"), row.get("order") or 0)
+                row.get("source"), row.get("context"), row.get("order") or 0, parse_date(row.get("recorded_time")))
 
 
 def load_facts(store: GraphStore, patients: list[str]) -> dict[str, list[Fact]]:

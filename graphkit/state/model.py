@@ -26,6 +26,7 @@ class Fact:
     source: str | None = None
     context: str | None = None
     order: int = 0
+    recorded: dt.date | None = None  # the day its note was written (a plan is known then, whatever day it names)
 
 
 @dataclass(frozen=True)
