@@ -539,12 +539,13 @@ def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed
     permanently, grade 3 pneumonitis": the latest statement of the anchor's care is a stop) ends it as
     progression does. O(paths² × steps)."""
     last = dt.date.fromisoformat(state.progression[-1]) if state.progression else None
+    by_id = {f.id: f for f in state.facts}
 
     def to_later_line(f: PathVerdict, k: int) -> list[PathVerdict]:
         anchor, step = f.steps[k - 1], f.steps[k]
         begun = matches[f.path].get(anchor)
         if spec.step(step).kind != "FollowUp" or spec.step(anchor).kind != "Treatment" or not (
-                begun and begun.date and (last and last > begun.date or _stopped(begun, state))):
+                begun and begun.date and (last and last > begun.date or _stopped(begun, by_id))):
             return []
         return [g for g in eligible if g.steps[:k] == f.steps[:k] and len(g.steps) > k
                 and spec.step(g.steps[k]).kind == "Treatment" and g.steps[k] not in matches[g.path]]
@@ -553,14 +554,13 @@ def after_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed
     return out if out != followed else until_progression(spec, eligible, followed, matches, last)
 
 
-def _stopped(match: Match, state: PatientState) -> bool:
+def _stopped(match: Match, by_id: dict[str, Fact]) -> bool:
     """Is the latest dated statement of a matched treatment's concepts a stop (its course status), the
-    statement "historical" or not ("osimertinib SUSPENDED for good")? O(facts)."""
-    by_id = {f.id: f for f in state.facts}
+    statement "historical" or not ("osimertinib SUSPENDED for good")? ``by_id``: the state's facts by id.
+    O(facts)."""
     concepts = {by_id[i].codes[0] for i in match.facts if i in by_id and by_id[i].codes}
-    dated = sorted((f for f in state.facts if f.date and f.codes and f.codes[0] in concepts),
-                   key=lambda f: (f.date, f.order))
-    return bool(dated) and dated[-1].detail.get("status") == "stopped"
+    dated = [f for f in by_id.values() if f.date and f.codes and f.codes[0] in concepts]
+    return bool(dated) and max(dated, key=lambda f: (f.date, f.order)).detail.get("status") == "stopped"
 
 
 def until_progression(spec: GuidelineSpec, eligible: list[PathVerdict], followed: list[PathVerdict],

@@ -1195,9 +1195,7 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     # "Adjuvant TC (docetaxel + cyclophosphamide) q21d x 4:" then "C1 3/17/25, ..., C4 5/19/25": the regimen
     # line's course is the cycle line's
     # (or a table of cycles, a row a line: its header row's drugs too)
-    courses = {j: cycles for i, t in enumerate(texts[:-1]) if t.rstrip().endswith(":")
-               and (cycles := when.cycle_period("\n".join(rows := _rows_after(texts, i)), dmy))
-               for j in range(i, i + 1 + len(rows))}
+    courses = cycle_courses(texts, dmy)
     out = [in_course(t, row, courses[i], note_day) if i in courses else row for i, (t, row) in enumerate(zip(texts, out))]
     out = option_columns(texts, out)
     out = [closing_period(t, own_cycles(t, row, note_day, dmy), note_day, dmy) for t, row in zip(texts, out)] \
@@ -1376,6 +1374,20 @@ def named_suspicion(row: list[Mention]) -> list[Mention]:
     return [replace(m, assertion="possible", cue=m.cue or "suspicion named by the term")
             if m.kind in ("Cancer", "Problem") and m.assertion == "present" and _SUSPICION_NAME.match(m.text) else m
             for m in row]
+
+
+def cycle_courses(texts: list[str], day_first: bool) -> dict[int, tuple]:
+    """Sentence index → the course (first day, last day) that the dated cycles under a label ending in ":"
+    report, for the label and each table row under it. O(sentences × rows)."""
+    out: dict[int, tuple] = {}
+    for i, t in enumerate(texts[:-1]):
+        if not t.rstrip().endswith(":"):
+            continue
+        rows = _rows_after(texts, i)
+        cycles = when.cycle_period("\n".join(rows), day_first)
+        if cycles:
+            out.update((j, cycles) for j in range(i, i + 1 + len(rows)))
+    return out
 
 
 def _rows_after(texts: list[str], i: int) -> list[str]:
