@@ -1686,3 +1686,14 @@ def test_care_said_also_shares_the_phase_of_the_sentence_before(nlp):
 def test_care_the_patient_asked_about_is_not_given(nlp):
     assert _assertion(nlp, "Pt asked re starting pembrolizumab now given PD-L1 70%.", "pembrolizumab") == "possible"
     assert _assertion(nlp, "Asked re breast ca meds - says she finished everything.", "breast ca") != "possible"
+
+
+def test_care_labelled_then_discussed_is_talked_over(nlp):
+    got = _assertion(nlp, "Adjuvant capecitabine for residual disease: discussed, patient does NOT wish to add it.",
+                     "capecitabine")
+    assert got == "possible"
+    assert _assertion(nlp, "Capecitabina adyuvante por enfermedad residual: comentada, la paciente NO desea añadirla.",
+                      "Capecitabina") == "possible"  # glossed
+    # the verb with an object of its own talks of something else
+    assert _assertion(nlp, "AI-associated arthralgia: discussed switch to letrozole; start duloxetine 30 mg daily.",
+                      "duloxetine 30 mg daily") != "possible"

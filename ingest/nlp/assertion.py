@@ -1834,6 +1834,20 @@ def _no_findings_between(target, modifier, span_between) -> bool:
     return not _FINDINGS.search(doc[modifier.end:min(len(doc), target.end + 3)].text)
 
 
+# "Adjuvant capecitabine for residual disease: discussed, pt does not wish to add it": the label's care is the
+# topic, talked over (not "Completed AC x4: discussed next steps", whose verb has an object of its own)
+_LABEL_TALKED_OVER = re.compile(r"^[^:;.]{0,60}:\s*(?:discussed|offered|considered|proposed|suggested|explained)\b"
+                                r"(?=\s*(?:$|[,;.(\u2013\u2014-]|(?:with|and|at|today|in|by)\b))", re.I)
+
+
+def label_talked_over(ent) -> bool:
+    """Is care named in a label whose colon is followed by "discussed" (or offered...) with no object, in a
+    label that tells no care done? O(clause)."""
+    rest = ent.doc.text[ent.end_char:]
+    return bool(_LABEL_TALKED_OVER.match(rest)) and not _TOLD_DONE.search(
+        ent.doc.text[max(0, ent.start_char - 30):ent.end_char] + rest[:rest.find(":")])
+
+
 def kept_for_later_event(ent) -> bool:
     """Is care named in a clause that keeps it for a later event, and tells none done? O(clause)."""
     clause = _own_clause(ent)
@@ -2176,6 +2190,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "possible", cue
     if kind in ("Medication", "Procedure") and kept_for_later_event(ent):
         return "possible", cue or "at progression"  # "sotorasib is not 1st line - only at progression"
+    if kind in ("Medication", "Procedure") and label_talked_over(ent):
+        return "possible", cue or ": discussed"  # "Adjuvant capecitabine for residual disease: discussed, ..."
     if _QUERY_BEFORE.search(ent.doc.text[max(0, ent.start_char - 30):ent.start_char]) or _query_parenthesis(ent):
         return "possible", cue or "?"  # "2WW - ?breast ca", "? PE", "(? adjuvant osimertinib / alectinib)"
     if kind in CARE and _NOT_FOR.search(ent.doc.text[max(0, ent.start_char - 12):ent.start_char]):
