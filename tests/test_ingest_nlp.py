@@ -1697,3 +1697,10 @@ def test_care_labelled_then_discussed_is_talked_over(nlp):
     # the verb with an object of its own talks of something else
     assert _assertion(nlp, "AI-associated arthralgia: discussed switch to letrozole; start duloxetine 30 mg daily.",
                       "duloxetine 30 mg daily") != "possible"
+
+
+def test_a_short_abbreviation_before_a_stage_group_is_its_label(nlp):
+    # "EC IIA" (estádio clínico), "ACT II-type" (a trial): not the EC regimen, not a drug; "TCAR" is an HRCT
+    assert not [m for m in _one(nlp, "Adenocarcinoma de ceco cT3 N0 M0 - EC IIA (clínico).") if m[1] == "Medication"]
+    assert not [m for m in _one(nlp, "TCAR tórax (29/01): opacidades em vidro fosco bilaterais.") if m[1] == "Medication"]
+    assert [m[1] for m in _one(nlp, "Adjuvant EC x4 then paclitaxel.") if m[0].startswith("EC")] == ["Medication"]

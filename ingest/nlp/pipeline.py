@@ -352,6 +352,17 @@ def degree_letters(text: str, m) -> bool:
     return text[m.start:m.end] == "DM" and bool(_DEGREE_BEFORE.search(text[max(0, m.start - 12):m.start]))
 
 
+# "Estadiamento: cT2b N2 M1c — EC IVB": a short capital abbreviation right before a stage group is the stage's
+# label ("estádio/estadio clínico"), not a regimen (EC, epirubicin + cyclophosphamide)
+_STAGE_GROUP_AFTER = re.compile(r"\s+(?:0|I{1,3}[ABC]?|IV[ABC])\d?\b")  # (a bare "IV" may be intravenous)
+
+
+def stage_label(text: str, m) -> bool:
+    """A short capital abbreviation of a drug or regimen written right before a stage group is its label."""
+    word = text[m.start:m.end]
+    return m.kind == "Medication" and len(word) <= 3 and word.isupper() and bool(_STAGE_GROUP_AFTER.match(text, m.end))
+
+
 _UNIT_BEFORE = re.compile(r"\d\s?(?:mmol|mol|mg|mcg|ug|µg|μg|g|kg|ml|mL|l|L|umol|µmol|μmol|iu|IU|U|mm|cm|m)/$")
 
 
@@ -603,7 +614,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not room_air(text, m) and not telephone_contact(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
-             and not number_part(text, m) and not degree_letters(text, m)]
+             and not number_part(text, m) and not degree_letters(text, m) and not stage_label(text, m)]
     terms = [replace(m, kind="Test", concepts=()) if analyte_value(text, m) else m for m in terms]
     terms = [replace(m, kind="Test", concepts=_ct_concepts(lexicon)) if scan_acronym(text, m) else m for m in terms]
     terms = [replace(m, kind="Problem", concepts=(), end=m.end + len(syn.group(0)))
