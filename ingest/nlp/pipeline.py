@@ -354,13 +354,18 @@ def degree_letters(text: str, m) -> bool:
 
 # "Estadiamento: cT2b N2 M1c — EC IVB": a short capital abbreviation right before a stage group is the stage's
 # label ("estádio/estadio clínico"), not a regimen (EC, epirubicin + cyclophosphamide)
-_STAGE_GROUP_AFTER = re.compile(r"\s+(?:0|I{1,3}[ABC]?|IV[ABC])\d?\b")  # (a bare "IV" may be intravenous)
+_NEXT_WORD = re.compile(r"\s+(\w+)")
 
 
 def stage_label(text: str, m) -> bool:
-    """A short capital abbreviation of a drug or regimen written right before a stage group is its label."""
+    """A short capital abbreviation of a drug or regimen written right before a stage group (the group as
+    :data:`graphkit.clinical.values.STAGE_GROUP` reads it; a bare "IV" may be intravenous) is its label."""
     word = text[m.start:m.end]
-    return m.kind == "Medication" and len(word) <= 3 and word.isupper() and bool(_STAGE_GROUP_AFTER.match(text, m.end))
+    if m.kind != "Medication" or len(word) > 3 or not word.isupper():
+        return False
+    after = _NEXT_WORD.match(text, m.end)
+    group = STAGE_GROUP.match(after.group(1)) if after else None
+    return bool(group) and not (group.group(1) == "IV" and not group.group(2))
 
 
 _UNIT_BEFORE = re.compile(r"\d\s?(?:mmol|mol|mg|mcg|ug|µg|μg|g|kg|ml|mL|l|L|umol|µmol|μmol|iu|IU|U|mm|cm|m)/$")
