@@ -101,6 +101,7 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
 
     from ingest.link.lexicon import load_lexicon
     from ingest.nlp import extract_mentions, resolve_note
+    from ingest.nlp.assertion import opens_item
     from ingest.nlp.abbreviations import unknown_abbreviations
     from ingest.text.languages import note_language
 
@@ -124,7 +125,10 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
     for n, norm, secs in prepared:
         count = sum(len(s) for _, s in secs)
         texts = [norm.text[t.start:t.end] for _, sents in secs for t in sents]
-        resolved = resolve_note(texts, mentions[k:k + count], lexicon, n.authored_at)  # note-level: site, derived stage, conflicts
+        # (a section's first sentence opens an item of its own, whatever is indented under it)
+        opens = [k == 0 or opens_item(norm.text, t.start) for _, sents in secs for k, t in enumerate(sents)]
+        # note-level: site, derived stage, conflicts, conditional items
+        resolved = resolve_note(texts, mentions[k:k + count], lexicon, n.authored_at, opens, note_language(texts))
         unknown = dict.fromkeys(a for t, ms in zip(texts, resolved)
                                 for a in unknown_abbreviations(t, [(m.start, m.end) for m in ms], lexicon))
         graphs.append(note_graph(n, norm, secs, resolved, encounter_start[n.encounter],

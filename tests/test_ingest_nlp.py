@@ -1704,3 +1704,74 @@ def test_a_short_abbreviation_before_a_stage_group_is_its_label(nlp):
     assert not [m for m in _one(nlp, "Adenocarcinoma de ceco cT3 N0 M0 - EC IIA (clínico).") if m[1] == "Medication"]
     assert not [m for m in _one(nlp, "TCAR tórax (29/01): opacidades em vidro fosco bilaterais.") if m[1] == "Medication"]
     assert [m[1] for m in _one(nlp, "Adjuvant EC x4 then paclitaxel.") if m[0].startswith("EC")] == ["Medication"]
+
+
+def test_a_named_variant_ruled_out_beside_a_found_one_is_no_conflict(nlp):
+    from graphkit.clinical.values import variant_found_wins
+
+    # "EGFR L858R: DETECTED" beside "EGFR T790M / exon 20 insertion: not detected": the gene is mutated
+    assert variant_found_wins([("mutated", {"alteration": "L858R"}),
+                               ("wild-type", {"alteration": "T790M exon 20 insertion"})]) == [0]
+    assert variant_found_wins([("mutated", {"alteration": "L858R"}), ("wild-type", {})]) == [0, 1]  # a conflict
+    sents = ["- EGFR exon 21 p.(L858R): DETECTED (VAF 34%).", "- EGFR T790M / exon 20 insertion: not detected"]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2))
+    assert not [f for ms in rows for m in ms for f in m.flags if f.startswith("conflict:")]
+
+
+def test_a_degree_of_suspicion_or_a_relative_named_after_the_disease(nlp):
+    assert _assertion(nlp, "Ca lung - low suspicion (never smoker, no red flags) but pt anxious.", "Ca lung") == "possible"
+    assert _assertion(nlp, "Lung nodule, high suspicion for malignancy.", "malignancy") == "possible"
+    assert _assertion(nlp, "Lung nodule, high suspicion for malignancy.", "Lung nodule") == "present"
+    got = _one(nlp, "Pt has NOT been diagnosed with breast ca; the breast ca in her chart is her mother's.")
+    assert [m[2] for m in got if m[1] == "Cancer"] == ["negated", "family"]
+
+
+def test_a_name_restated_in_brackets_stays_in_reach_of_its_cue(nlp):
+    got = _one(nlp, "Stereotactic radiotherapy (SBRT) discussed, but not appropriate as the patient is operable.")
+    assert {m[2] for m in got if m[1] == "Procedure" and m[0] != "surgery"} == {"possible"}
+    # Norwegian: "drøftet, men ikke aktuelt" (discussed, but not applicable)
+    got = _one(nlp, "Stereotaktisk strålebehandling (SBRT) drøftet, men ikke aktuelt da pasienten er operabel.")
+    assert {m[2] for m in got if m[1] == "Procedure"} == {"possible"}
+
+
+def test_a_line_item_s_label_speaks_for_its_whole_item(nlp):
+    from ingest.nlp.assertion import opens_item
+
+    note = ("P:\n- If HER2 amplified: for neoadjuvant TCHP x 6\n  -> surgery. 2D echo before trastuzumab.\n"
+            "- If tolerated: continue letrozole. Recheck in 3 months.\n"
+            "FHx:\n- Sister (41 y): adenocarcinoma of the ascending colon. Right hemicolectomy June 2024. "
+            "Currently on adjuvant CAPOX.\nMeds: Synthroid.")
+    sents, at = [], 0
+    for piece in ("If HER2 amplified: for neoadjuvant TCHP x 6", "-> surgery.", "2D echo before trastuzumab.",
+                  "If tolerated: continue letrozole.", "Recheck in 3 months.",
+                  "Sister (41 y): adenocarcinoma of the ascending colon.", "Right hemicolectomy June 2024.",
+                  "Currently on adjuvant CAPOX.", "Synthroid."):
+        at = note.index(piece, at)
+        sents.append((piece, opens_item(note, at)))
+    texts = [t for t, _ in sents]
+    rows = resolve_note(texts, extract_mentions(nlp, texts, [None] * len(texts)), opens=[o for _, o in sents])
+    said = {m.text: m.assertion for ms in rows for m in ms}
+    assert said["surgery"] == said["trastuzumab"] == "possible"  # one branch of a plan waiting on HER2
+    assert said["letrozole"] != "possible"  # "If tolerated" names no result
+    assert said["Right hemicolectomy"] == said["CAPOX"] == "family"  # the sister's
+    assert said["Synthroid"] == "present"  # a new item, the patient's
+
+
+def test_a_prescription_not_started_yet_and_funding_sought_leave_the_drug_to_come(nlp):
+    from datetime import date
+
+    sents = ["Prescription written: Alecensa 150 mg capsules, 4 capsules x 2 with food.",
+             "Has NOT started the treatment yet."]
+    rows = resolve_note(sents, extract_mentions(nlp, sents, [None] * 2), note_day=date(2025, 10, 14))
+    assert [m.assertion for m in rows[0] if m.kind == "Medication"] == ["planned"]
+    assert _assertion(nlp, "Osimertinib cost ~1.2 lakh/month - mediclaim (TPA) approval sought.", "Osimertinib") == \
+        "planned"
+
+
+def test_a_scan_of_chained_regions_and_a_clinic_named_for_a_cancer(nlp):
+    from graphkit.clinical.sites import imaging_regions, scan_span
+
+    text = "chest and abdomen CT with contrast"
+    a, b = scan_span(text, text.index("abdomen"), text.index("CT") + 2)
+    assert imaging_regions(text[a:b]) == ("chest", "abdomen")
+    assert not [m for m in _one(nlp, "Medical genetics service - clinic of hereditary cancers.") if m[1] == "Cancer"]

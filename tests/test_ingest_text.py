@@ -124,3 +124,9 @@ def test_a_family_history_list_ends_at_a_result_labelled_with_its_day():
     assert names[0][0] == "Family History"
     assert names[1] == ("Unlabeled", "Colonoscopy (05/02/24)")  # the label stays in the text: it is a finding
 
+
+
+def test_a_prescription_s_form_before_the_drug_ends_no_sentence():
+    _, out = _sentences("Discussed: standard would be Tab. Osimertinib 80 mg OD. Inj. Zoledronic acid 4 mg q12w.\n")
+    assert [s for _, s, _ in out] == ["Discussed: standard would be Tab. Osimertinib 80 mg OD.",
+                                      "Inj. Zoledronic acid 4 mg q12w."]

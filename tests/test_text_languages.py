@@ -199,3 +199,8 @@ def test_the_portuguese_se_is_if_only_where_it_opens_a_clause_and_the_spanish_si
     assert " if " not in " " + gloss("Não se observam metástases hepáticas.").text + " "
     assert gloss("Si citología no concluyente -> EBUS.").text.startswith("if ")
     assert gloss("Fumador: sí, 20 cigarrillos al día.").text.startswith("smoker: yes")
+
+
+def test_a_header_of_two_foreign_parts_and_swedish_is_not_a_year():
+    assert canonical_name("Bedömning/beslut") == "Assessment and Plan"  # impression / decision
+    assert gloss("Patienten är 67 år.", "sv").text.startswith("patient is 67 year")

@@ -86,6 +86,21 @@ def scan_region_follows(text: str, end: int) -> bool:
     return bool(_ROMANCE_SCAN_REGION.match(text, end))
 
 
+_REGION_NAME = (r"(?:chest|thorax|thoracic|abdomen|abdominal|abdo|pelvis|pelvic|brain|head|neck|liver|"
+                r"spine|bones?|lungs?)")
+# region names chained onto a scan's own words: "chest and abdomen CT", "CT chest/abdomen/pelvis"
+_REGIONS_BEFORE = re.compile(rf"(?:\b{_REGION_NAME}\s*(?:,|/|&|-|\band\b)?\s*)+$", re.I)
+_REGIONS_AFTER = re.compile(rf"^(?:\s*(?:,|/|&|-|\band\b)\s*{_REGION_NAME}\b)+", re.I)
+
+
+def scan_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """A scan's words widened over the region names chained to them ("chest and abdomen CT": the CT is of
+    both; "CT chest/abdomen"), so that :func:`imaging_regions` reads every region. O(1) windows."""
+    before = _REGIONS_BEFORE.search(text[max(0, start - 40):start])
+    after = _REGIONS_AFTER.match(text[end:end + 40])
+    return (start - len(before.group()) if before else start), (end + len(after.group()) if after else end)
+
+
 def imaging_regions(text: str) -> tuple[str, ...]:
     """The body regions an imaging test's words name, in a fixed order; () when none is written. O(len)."""
     return tuple(dict.fromkeys(r for r, rx in _REGION_WORDS if re.search(rx, text, re.I)))

@@ -670,6 +670,22 @@ def mmr_loss_wins(items: list[tuple[str, dict]]) -> list[int]:
     return list(range(len(items)))
 
 
+# a variant a test names: a protein change (L858R, G12C, V600E), a deletion, insertion, skipping or fusion
+_NAMED_VARIANT = re.compile(r"\b[A-Z]\d{2,4}[A-Z*]|\bdel|\bins|\bskip|\bfusion|\bdup", re.I)
+
+
+def variant_found_wins(items: list[tuple[str, dict]]) -> list[int]:
+    """Which of a gene's mutation statements (status, detail) stand: a variant found ("EGFR L858R:
+    DETECTED") makes the gene mutated, and a named other variant ruled out beside it ("EGFR T790M / exon 20
+    insertion: not detected") says only that this variant is absent, no conflict; a plain "EGFR wild-type"
+    against "EGFR mutated" still is. Returns the indexes kept. O(n)."""
+    found = any(st == "mutated" for st, _ in items)
+    if found and any(st == "wild-type" for st, _ in items) and all(
+            _NAMED_VARIANT.search(d.get("alteration") or "") for st, d in items if st == "wild-type"):
+        return [i for i, (st, _) in enumerate(items) if st != "wild-type"]
+    return list(range(len(items)))
+
+
 _NUMBER_CELL = re.compile(r"(?<=\|)(?P<cell>[ \t]*(?:exons?|codons?|ex)?[ \t]*\d{1,3}(?:[ \t]*(?:,|/|-|–|&|and)[ \t]*\d{1,3})*[ \t]*)(?=\|)",
                           re.I)
 

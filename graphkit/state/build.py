@@ -28,7 +28,7 @@ from graphkit.clinical.course import PAST_CANCER, is_progression
 from graphkit.clinical.sites import site_group, site_of
 from graphkit.clinical.treatments import CANCER_DRUG_PREFIXES, NEVER_STARTED, RULED_OUT, is_cancer_treatment
 from graphkit.clinical.values import (STAGE_GROUP, Tnm, derived_markers, group_from_tnm, mmr_loss_wins, parse_tnm,
-                                      results_pending, stage_rank)
+                                      results_pending, stage_rank, variant_found_wins)
 from graphkit.state.model import (CancerFact, Evidence, Fact, Issue, MarkerFact, PatientState, PerformanceFact,
                                   ResponseFact, StageFact, TreatmentFact)
 
@@ -231,9 +231,10 @@ def markers_of(facts: list[Fact]) -> tuple[dict[str, MarkerFact], list[Issue]]:
         latest = [(f, s) for f, s in usable if (f.date or dt.date.min) == last_day]
         # on one day, a result recalled from before ("discordant with the core (ER 0%)") yields to one stated now
         latest = [(f, s) for f, s in latest if f.assertion != "historical"] or latest
-        if name == "MMR":  # one protein's loss beside the others' intact staining is a deficient system
-            kept = mmr_loss_wins([(s, f.detail) for f, s in latest])
-            latest = [latest[i] for i in kept] if len(kept) < len(latest) else latest
+        # one protein's loss beside the others' intact staining is a deficient system; one variant found beside
+        # others ruled out is a mutated gene
+        kept = (mmr_loss_wins if name == "MMR" else variant_found_wins)([(s, f.detail) for f, s in latest])
+        latest = [latest[i] for i in kept] if len(kept) < len(latest) else latest
         statuses = {s for _, s in latest}
         flagged = any(x == f"conflict:{name}" for f, _ in latest for x in f.flags)
         ev = tuple(evidence(f) for f, _ in latest)

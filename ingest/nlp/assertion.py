@@ -770,6 +770,12 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=8)
               for c in ("when approved", "once approved", "pending approval", "awaiting approval",
                         "pending authorization", "awaiting authorization", "auth submitted", "start when")]
+    # "Osimertinib cost ~1.2 lakh/month - mediclaim (TPA) approval sought": its funding asked for, the drug to come
+    rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=14, allowed_types={"Medication", "Procedure"})
+              for c in ("approval sought", "approval requested", "approval applied for", "approval pending",
+                        "authorization sought", "authorisation sought", "authorization requested",
+                        "authorisation requested", "funding sought", "funding requested", "funding applied for",
+                        "funding pending", "funding application")]
     rules += [ConTextRule(c, "FAMILY", direction="BACKWARD", max_scope=6)
               for c in ("in family", "in the family", "runs in the family", "in his family", "in her family",
                         "in fdr", "in an fdr", "in a fdr", "in first-degree relative", "in a first-degree relative",
@@ -797,6 +803,11 @@ def context_rules():
         {"LOWER": "("}, {"LOWER": {"IN": ["his", "her", "their", "the", "a"]}, "OP": "?"},
         {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
         {"LOWER": {"IN": list(_RELATIVES)}}])]
+    # "the breast ca in her chart is her mother's": the disease said to be a relative's
+    rules += [ConTextRule("is <relative>'s", "FAMILY", direction="BACKWARD", max_scope=6, pattern=[
+        {"LOWER": {"IN": ["is", "was", "are", "were"]}}, {"LOWER": {"IN": ["his", "her", "their", "the"]}, "OP": "?"},
+        {"LOWER": {"IN": ["maternal", "paternal"]}, "OP": "?"},
+        {"LOWER": {"IN": list(_RELATIVES)}}, {"LOWER": {"IN": ["'s", "'"]}}])]
     # "mother d. ovarian ca at 45": "d." (died) is no sentence's end after a relative
     rules += [ConTextRule("<relative> d.", "FAMILY", direction="FORWARD", max_scope=6, pattern=[
         {"LOWER": {"IN": list(_RELATIVES)}}, {"LOWER": {"IN": ["d.", "dec.", "dec'd"]}}])]
@@ -1225,6 +1236,10 @@ def context_rules():
                         "if chosen", "if she chooses", "if he chooses", "if they choose")]
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3)
               for c in ("unlikely", "is unlikely", "less likely", "doubtful")]
+    # "Ca lung - low suspicion (never smoker)": the degree of suspicion written after a disease (not after a
+    # result: "MSS, so low suspicion [of Lynch]")
+    rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="BACKWARD", max_scope=3, allowed_types={"Cancer", "Problem"})
+              for c in ("low suspicion", "low index of suspicion", "high suspicion", "high index of suspicion")]
     # care weighed and set aside ("Chemo-IO (nivolumab + platinum doublet per CheckMate 816) not favored")
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=12, allowed_types=set(CARE))
               for c in ("not favored", "not favoured", "not preferred", "not chosen", "not selected")]
@@ -1448,6 +1463,12 @@ def context_rules():
     # (not "start on", "switch on", "will be on": care to come)
     rules += [ConTextRule("on", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
                           on_modifies=lambda target, modifier, between: _on_means_taking(modifier))]
+    # "HTN on Tab. Losartan 50 mg OD", "on inj. insulin": the same, past the prescription's form
+    rules += [ConTextRule("on_form", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
+                          pattern=[{"LOWER": "on"}, {"LOWER": {"IN": ["tab", "tab.", "tabs", "tabs.", "inj", "inj.", "cap",
+                                                                      "cap.", "caps", "caps."]}},
+                                   {"ORTH": ".", "OP": "?"}],
+                          on_modifies=lambda target, modifier, between: _on_means_taking(modifier))]
     # "MBC on 1L CDK4/6i + AI": the same, past the line of therapy
     rules += [ConTextRule("on_line", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
                           pattern=[{"LOWER": "on"}, {"LOWER": {"REGEX": r"^(?:[1-4]l|(?:first|second|third)-line)$"}}],
@@ -1522,7 +1543,8 @@ def context_rules():
     rules += [ConTextRule(c, "POSSIBLE_EXISTENCE", direction="FORWARD", max_scope=4)
               for c in ("low probability of", "low likelihood of", "high probability of", "high likelihood of",
                         "probability of", "likelihood of", "low suspicion for", "low suspicion of",
-                        "low index of suspicion for", "low pretest probability of", "pretest probability of")]
+                        "low index of suspicion for", "high suspicion for", "high suspicion of",
+                        "high index of suspicion for", "low pretest probability of", "pretest probability of")]
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BIDIRECTIONAL", max_scope=6)
               for c in ("reserved for", "kept in reserve", "held in reserve", "held for later", "kept for later",
                         "saved for later", "held for a later", "kept for a later", "saved for a later",
@@ -1666,10 +1688,33 @@ def reach(back: int, commas: bool = False, care_only: bool = False, not_back: tu
         if span_between is None or target.start >= modifier.end:
             return same_clause(target, modifier, span_between) and not (
                 span_between is not None and _NEW_STATEMENT.search(span_between.text))
-        return (len(span_between) <= back and (commas or "," not in span_between.text)
+        restated = modifier.doc[modifier.start:modifier.end].text.lower() != "if"
+        return ((_words_outside_brackets(span_between, modifier) if restated else len(span_between)) <= back
+                and (commas or "," not in span_between.text)
                 and (not care_only or target.label_ in CARE) and target.label_ not in not_back
                 and same_clause(target, modifier, span_between) and _out_of_parenthesis_to_head(target, modifier))
     return check
+
+
+_AFTER_RESTATED = {"also", "was", "were", "is", "are", "been", "has", "have", "to", "be"}
+
+
+def _words_outside_brackets(span, modifier) -> int:
+    """The words of ``span`` (care to its cue), a bracket that restates the care's name right before the cue not
+    counted: "Stereotactic radiotherapy (SBRT) discussed", "nivolumab + ipilimumab (CheckMate 8HW) also
+    discussed" (only "also", "was" ... between the bracket and the cue, two words at most before it). A bracket
+    with other words after it ("pemetrexed (FLAURA2 approach) - discussed vs", "restage (CT + MRI) and
+    re-discuss") or further from the care counts. O(len(span))."""
+    toks = [t.text for t in span if t.i < modifier.start]
+    if ")" not in toks:
+        return len(span)
+    close = len(toks) - 1 - toks[::-1].index(")")
+    if any(t.lower() not in _AFTER_RESTATED for t in toks[close + 1:]) or "(" not in toks[:close]:
+        return len(span)
+    opened = close - 1 - toks[:close][::-1].index("(")
+    if opened > 2:  # "osimertinib 80 mg once daily for 3 years (ADAURA) offered": the bracket names no care
+        return len(span)
+    return len(span) - (close - opened + 1)
 
 
 def _out_of_parenthesis_to_head(target, modifier) -> bool:
@@ -2186,6 +2231,8 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         return "negated", cue
     if ent._.is_negated and _negation_in_condition(ent, mods):
         return "possible", cue  # "if still not tolerated consider tamoxifen": the condition's "not" is not the care's
+    if kind in CARE and in_conditional_item(ent):
+        return "possible", cue or "if ...:"  # "- If HER2 amplified: neoadjuvant TCHP x 6 -> surgery"
     if ent._.is_hypothetical or ent._.is_uncertain or "OPTION" in cats:
         return "possible", cue
     if kind in ("Medication", "Procedure") and kept_for_later_event(ent):
@@ -2272,7 +2319,13 @@ def _on_means_taking(modifier) -> bool:
     prev = doc[modifier.start - 1]
     if prev.lower_ in _NOT_TAKING_YET or "will" in [t.lower_ for t in doc[max(0, modifier.start - 3):modifier.start]]:
         return False
+    if prev.lower_ in _DURATION_UNITS and prev.i >= 3 and doc[prev.i - 1].like_num and doc[prev.i - 2].lower_ in (
+            "x", "×", "for"):  # "T2DM x 8 yrs on Tab. Metformin": the disease's years, then its drug
+        return any(e.end == prev.i - 2 for e in doc.ents)
     return prev.lower_ in _TAKER or any(e.start <= prev.i < e.end for e in doc.ents)
+
+
+_DURATION_UNITS = {"yrs", "yr", "years", "year", "y", "months", "month", "mos", "mo", "wks", "weeks"}
 
 
 # a question mark written as a prefix (after a space, a bracket or the line start, not after a word:
@@ -2363,6 +2416,63 @@ def in_decision_branch(ent) -> bool:
             end = labels[k + 1][0] if k + 1 < len(labels) else sent.end_char
             branches.append((a, end))
     return len(branches) >= 2 and any(a <= ent.start_char and ent.end_char <= b for a, b in branches)
+
+
+# a list item that opens with a condition and a colon: "- If HER2 amplified: neoadjuvant TCHP x 6 -> surgery"
+_CONDITION_ITEM = re.compile(r"^[ \t]*(?:[-*•·](?!>)|\d{1,2}[.)])?[ \t]*if\b([^:\n]{1,60}):", re.I)
+# a line that starts a new item or statement (not the wrapped rest of the one before)
+_NEW_ITEM = re.compile(r"^(?:\S(?<![-→>])|[ \t]*(?:[-*•·](?!>)|\d{1,2}[.)])[ \t])|^[ \t]*$")
+# what may stand before a sentence on the line it opens: a bullet, a label of its own ("Meds: Synthroid")
+_BULLET_ONLY = re.compile(r"[ \t]*(?:(?:[-*•·]|\d{1,2}[.)])[ \t]*)?(?:[^\W\d][^:\n]{0,40}:[ \t]*)?$")
+_CONDITION_LABELS = ("Biomarker", "Stage", "Test", "Problem", "Response", "Cancer")
+
+
+def condition_item(text: str, spans) -> int | None:
+    """Where the branch of a sentence that opens a conditional list item begins: "- If HER2 amplified: for
+    neoadjuvant TCHP x 6 -> surgery" is one branch of a plan that waits on a result, the care after its colon
+    an option. The condition must name a result, stage, finding or test (``spans``: the sentence's mentions
+    as (start, end, kind)); "If tolerated: continue letrozole" names none and is no branch. O(len)."""
+    m = _CONDITION_ITEM.match(text)
+    if m and any(kind in _CONDITION_LABELS and m.start(1) <= a < m.end(1) for a, _, kind in spans):
+        return m.end()
+    return None
+
+
+def opens_item(text: str, start: int) -> bool:
+    """Does the sentence at ``start`` open a new line item of ``text`` (not the rest of a line, nor a line
+    wrapped under an item)? O(line)."""
+    line = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", line)
+    return bool(_BULLET_ONLY.match(text[line:start]) and _NEW_ITEM.match(text[line:end if end >= 0 else len(text)]))
+
+
+# a list item about a relative: "- Sister (41 y): adenocarcinoma of the ascending colon ...", "Father - colon ca"
+_RELATIVE_ITEM = re.compile(r"^[ \t]*(?:(?:[-*•·]|\d{1,2}[.)])[ \t]*)?(?:(?:his|her|their|the\s+patient's|pt's)\s+)?"
+                            r"(?:(?:maternal|paternal|older|younger|elder|twin)\s+)?(?:" + "|".join(_RELATIVES) +
+                            r")\b(?!['’]s)[^:\n]{0,30}?(?::|\s[-–]\s)", re.I)
+# a sentence under a relative's item that turns to the patient: "-> germline testing advised", "Pt had cascade
+# testing", "referral placed"
+_BACK_TO_PATIENT = re.compile(r"^\W*(?:->|→|=>)|\b(?:pt|patient|she\s+herself|he\s+himself|our\s+patient)\b|"
+                              r"\b(?:advised|recommended|referral|referred|placed|sent|requested|ordered|offered|"
+                              r"arranged|booked|today)\b", re.I)
+
+
+def back_to_patient(sentence: str) -> bool:
+    """Does a sentence that goes on a relative's item turn to the patient (an arrow, the patient named, care
+    asked for her)? Then the item ends. O(len)."""
+    return bool(_BACK_TO_PATIENT.search(sentence))
+
+
+def relative_item(label: str) -> bool:
+    """Does a line item open with a relative as its label ("- Sister (41 y):", "Father - ")? Then the whole item,
+    its later sentences too, is that relative's history. ``label``: the item's opening words, in English. O(len)."""
+    return bool(_RELATIVE_ITEM.match(label))
+
+
+def in_conditional_item(ent) -> bool:
+    """The care sits after the colon of a conditional list item the sentence opens (:func:`condition_item`)."""
+    at = condition_item(ent.doc.text, [(e.start_char, e.end_char, e.label_) for e in ent.doc.ents])
+    return at is not None and ent.start_char >= at
 
 
 def _only_result_cues(ent, mods) -> bool:

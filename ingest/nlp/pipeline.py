@@ -31,16 +31,17 @@ from functools import lru_cache
 from itertools import takewhile
 
 from graphkit.clinical.course import PAST_CANCER, is_progression
-from graphkit.clinical.sites import imaging_regions, scan_region_follows, site_group, site_of
+from graphkit.clinical.sites import imaging_regions, scan_region_follows, scan_span, site_group, site_of
 from graphkit.clinical.treatments import NEVER_STARTED, RULED_OUT, is_systemic_class
 from graphkit.clinical.values import (
     STAGE_GROUP, Tnm, find_biomarkers, find_performance_status, find_responses, find_stages, group_exists, group_from_tnm,
-    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only, results_pending)
+    marker_name_spans, may_hold_biomarker, may_hold_stage, mmr_loss_wins, negative_label_only, results_pending,
+    variant_found_wins)
 from ingest.link.hierarchy import ancestors, parents
 from ingest.link.lexicon import NON_BEFORE, Concept, Lexicon, Match, load_lexicon, select_longest
 from ingest.nlp import oncology, when
 from ingest.nlp.assertion import (CARE, PLANNED_KINDS, as_phrases, assertion_of, context_rules, default_context_rules,
-                                  label_assertion)
+                                  back_to_patient, condition_item, label_assertion, relative_item)
 from ingest.nlp.findings import find_described_problems, find_node_findings
 from ingest.text.languages import Glossed, gloss, own_word
 
@@ -337,11 +338,17 @@ _INSTITUTION_AFTER = re.compile(r"^\s*(?:(?:predictive|prognostic|genomic|molecu
                                 re.I)
 
 
-def names_institution(text: str, end: int) -> bool:
+# "Clinic of hereditary cancers", "Centre for Lung Cancer", "Institute of Cancer Research": the place named first
+_INSTITUTION_BEFORE = re.compile(r"\b(?:clinic|cent(?:er|re)|institute|program(?:me)?|service|unit|department|dept|"
+                                 r"society|foundation|registry|network|alliance)\s+(?:of|for)\s+(?:the\s+)?"
+                                 r"(?:(?:hereditary|familial|inherited|genetic)\s+)?$", re.I)
+
+
+def names_institution(text: str, start: int, end: int) -> bool:
     """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic", "lung cancer pathway", "lung cancer
-    screening": a cancer word ending at ``end`` that names a meeting, an institution, a care programme or a
-    risk, not a diagnosis of the patient."""
-    return bool(_INSTITUTION_AFTER.match(text[end:end + 40]))
+    screening", "clinic of hereditary cancers": a cancer word at ``start:end`` that names a meeting, an
+    institution, a care programme or a risk, not a diagnosis of the patient."""
+    return bool(_INSTITUTION_AFTER.match(text[end:end + 40]) or _INSTITUTION_BEFORE.search(text[max(0, start - 50):start]))
 
 
 _DEGREE_BEFORE = re.compile(r"\b(?:MD|MBBS|MS|DNB|FRCP\w*|FRACP|MRCP)[,\s]+$")
@@ -587,7 +594,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
                               _cancer_concepts(c.histology, site, lexicon, c.site_text) if site else (), (),
                               {"histology": c.histology, "site": c.site}, (), 1))
             continue
-        if any(a < c.end and c.start < b for a, b in special) or names_institution(text, c.end):
+        if any(a < c.end and c.start < b for a, b in special) or names_institution(text, c.start, c.end):
             continue
         # a histology without a site is coded per note (resolve_note), from the note's cancer site
         site = c.site or oncology.HISTOLOGY[c.histology][2]
@@ -616,7 +623,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not telephone_contact(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.end))
+             and not room_air(text, m) and not telephone_contact(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.start, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m) and not stage_label(text, m)]
@@ -810,7 +817,7 @@ def _with_details(text: str, f: Found) -> Found:
         if phase:
             detail["phase"] = phase
     if f.kind == "Test" and any(c.code in _IMAGING_CODES for c in f.concepts):
-        regions = imaging_regions(text[f.start:end])
+        regions = imaging_regions(text[slice(*scan_span(text, f.start, end))])
         if regions:  # "CT abdomen/pelvis": which cancer's imaging it can be (the state reads it)
             detail["regions"] = list(regions)
     if detail == f.detail and end == f.end:
@@ -1097,15 +1104,87 @@ def first_cycle_given(texts: list[str], rows: list[list[Mention]]) -> list[list[
     return out
 
 
+# "Has NOT started the treatment yet": the drug the sentences before name, not begun (no care named here)
+_NOT_STARTED_IT = re.compile(r"\b(?:has|have|had|is|was)\s+not\s+(?:yet\s+)?(?:started|begun|commenced|initiated|taken)\s+"
+                             r"(?:(?:the|her|his|this|that|any)\s+)?(?:treatment|therapy|medication|medicine|drug|tablets|"
+                             r"capsules|it)\b|\bnot\s+(?:yet\s+)?(?:started|begun)\s+(?:yet|still)\b", re.I)
+NOT_STARTED_REACH = 2  # sentences back
+
+
+def not_started_yet(texts: list[str], rows: list[list[Mention]], language: str = "en") -> list[list[Mention]]:
+    """A sentence that names no care and says treatment has not begun ("Prescription written: Alecensa
+    150 mg ... Start planned Monday 20/10. Has NOT started the treatment yet.") leaves the drugs of the
+    sentences just before planned (another ``language`` read in its gloss). Pure. O(mentions)."""
+    out = [list(ms) for ms in rows]
+    for i, (text, ms) in enumerate(zip(texts, rows)):
+        if any(m.kind in ("Medication", "Procedure") for m in ms):
+            continue
+        english = gloss(text, language) if language != "en" else None
+        if not _NOT_STARTED_IT.search(english.text if english else text):
+            continue
+        for j in range(max(0, i - NOT_STARTED_REACH), i):
+            out[j] = [replace(m, assertion="planned", cue="not started yet")
+                      if m.kind == "Medication" and m.assertion == "present" else m for m in out[j]]
+    return out
+
+
+_ITEM_LABEL = re.compile(r"^[^:\n]{1,50}?(?::|\s[-–]\s)")
+
+
+def _item_kind(text: str, ms: list[Mention], language: str) -> tuple[str | None, int]:
+    """What a sentence that opens a line item makes of the item: "family" (a relative's, from the end of its
+    label on), "possible" (a branch under a condition) or None."""
+    label = _ITEM_LABEL.match(text)
+    if label is not None:
+        glossed = gloss(label.group(), language) if language != "en" else None
+        if relative_item(glossed.text if glossed else label.group()):
+            return "family", label.end()
+    if condition_item(text, [(m.start, m.end, m.kind) for m in ms]) is not None:
+        return "possible", len(text)  # the opening sentence's own branch is read with it (assertion_of)
+    return None, 0
+
+
+def list_items(texts: list[str], rows: list[list[Mention]], opens: list[bool], language: str = "en") -> list[list[Mention]]:
+    """What a line item's label says of its whole item, the sentences that go on it included (``opens``: whether
+    each sentence opens a new item): care under a condition ("- If HER2 amplified: neoadjuvant TCHP -> surgery.
+    2D echo before trastuzumab.") is that branch's option (:func:`ingest.nlp.assertion.condition_item`); what is
+    listed under a relative ("- Sister (41 y): adenocarcinoma of the ascending colon. Right hemicolectomy June
+    2024. Currently on adjuvant CAPOX.") is the relative's (:func:`ingest.nlp.assertion.relative_item`; a label
+    in another ``language`` read in its gloss) until the item turns to the patient
+    (:func:`ingest.nlp.assertion.back_to_patient`); a test there stays the patient's, most often her own
+    screening ("Last screening colonoscopy 2019"). Pure. O(mentions)."""
+    out, inside = [], None
+    for text, ms, new in zip(texts, rows, opens):
+        after = 0
+        if new:
+            inside, after = _item_kind(text, ms, language)
+        elif inside == "family" and back_to_patient(text):
+            inside = None
+        if inside == "possible":
+            out.append([replace(m, assertion="possible", cue=m.cue or "if ...:")
+                        if m.start >= after and m.kind in ("Medication", "Procedure")
+                        and m.assertion in ("present", "planned") else m for m in ms])
+        elif inside == "family":
+            out.append([replace(m, assertion="family", cue=m.cue or "relative's item")
+                        if m.start >= after and m.kind != "Test"
+                        and m.assertion in ("present", "historical", "planned", "possible") else m for m in ms])
+        else:
+            out.append(ms)
+    return out
+
+
 def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexicon | None = None,
-                 note_day=None) -> list[list[Mention]]:
+                 note_day=None, opens: list[bool] | None = None, language: str = "en") -> list[list[Mention]]:
     """Note-level facts: a treatment that ended before ``note_day`` (the note's date) is historical, and
     care (or a test) dated after it is planned (:mod:`ingest.nlp.when`); a cancer of the patient's
     history is flagged (:func:`past_cancer`); histology-only cancers take the note's site (and code),
     never a past cancer's; TNM classifications get their AJCC 8 group when the note's cancer makes it
     unambiguous (``detail.derived_group``, flagged ``derived-group``); a biomarker stated with
     contradictory statuses in the note is flagged ``conflict`` on each statement; markers listed under a
-    negative label on the line before take its result (:func:`under_negative_label`). Pure. O(mentions)."""
+    negative label on the line before take its result (:func:`under_negative_label`); with ``opens`` (whether
+    each sentence opens a line item), what an item's label says holds for the whole item (:func:`list_items`);
+    drugs a later sentence says are not started yet are planned (:func:`not_started_yet`). ``language``: the
+    note's, for the labels and sentences read in their gloss. Pure. O(mentions)."""
     lexicon = lexicon or load_lexicon()
     # "osimertinib was prescribed ... never started": a treatment the note says was never taken is not
     # given by its bare mentions elsewhere in the same note
@@ -1118,6 +1197,9 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
     rows = [past_cancer(text, [_dated(text, m, note_day, never, dmy) for m in ms], note_day, dmy)
             for text, ms in zip(texts, mentions)]
     rows = first_cycle_given(texts, [discussed_content(t, ms) for t, ms in zip(texts, rows)])
+    if opens is not None:
+        rows = list_items(texts, rows, opens, language)
+    rows = not_started_yet(texts, rows, language)
     current = [(t, ms) for t, ms in zip(texts, rows) if not any(PAST_CANCER in m.flags for m in ms)]
     own = [m for _, ms in current for m in ms if m.assertion in ("present", "historical")]
     def sites_of(ms: list[Mention]) -> list[str]:
@@ -1137,21 +1219,21 @@ def resolve_note(texts: list[str], mentions: list[list[Mention]], lexicon: Lexic
                   for s in [_procedure_site(m.concepts)] if s in oncology.GUIDELINE_SITES)
     site = oncology.note_site(counts, cancer_sites)
     group_site = oncology.SITE_GROUP.get(site) if site else None
-    statuses: dict[str, set[str]] = {}
-    mmr = [(v.partition("=")[2], m.detail) for m in own if m.kind == "Biomarker" for v in m.values
-           if v.startswith("MMR=")]
-    mmr_kept = {mmr[i][0] for i in mmr_loss_wins(mmr)}
     # an earlier result the note recalls ("DISCORDANT with core biopsy (ER 0%)") does not contradict this
     # note's own: a marker's historical statements count only where the note states none as present
     said_now = {v.partition("=")[0] for m in own if m.kind == "Biomarker" and m.assertion == "present" for v in m.values}
+    stated: dict[str, list[tuple[str, dict]]] = {}
     for m in own:
         if m.kind == "Biomarker":
             for v in m.values:
                 marker, _, status = v.partition("=")
                 if m.assertion == "historical" and marker in said_now:
                     continue
-                if status not in ("pending", "invalid") and (marker != "MMR" or status in mmr_kept):
-                    statuses.setdefault(marker, set()).add(status)
+                if status not in ("pending", "invalid"):
+                    stated.setdefault(marker, []).append((status, m.detail))
+    # one protein's loss beside the others' intact staining, one variant found beside others ruled out: no conflict
+    statuses = {k: {items[i][0] for i in (mmr_loss_wins if k == "MMR" else variant_found_wins)(items)}
+                for k, items in stated.items()}
     # an equivocal IHC beside its reflex ISH result is no contradiction: the ISH decides
     conflicts = {k for k, v in statuses.items() if len(v - {"equivocal"}) > 1}
     names_cancer = any(m.kind == "Cancer" for m in own)

@@ -439,8 +439,11 @@ def _assemble(sentence: str, units: list, lang: str) -> Glossed:
 
 def english_header(header: str) -> str | None:
     """A section header's English when the whole header is one glossary entry of some language
-    ("Antecedentes familiares" → "family history", "Procedere" → "procedure"); a header is too short to
-    tell its language otherwise. O(languages)."""
+    ("Antecedentes familiares" → "family history", "Procedere" → "procedure"), or each of its parts joined by
+    a slash is; a header is too short to tell its language otherwise. O(languages)."""
+    if "/" in header:  # "Bedömning/beslut", "Conclusie/Beleid": each part its own entry
+        parts = [english_header(p) for p in header.split("/")]
+        return "/".join(parts) if all(parts) else None
     written = [w for w in _WORD.findall(header) if w not in _JOINERS]
     key = tuple(fold(w) for w in written)
     words = [w.lower() for w in written if w.isalpha()]

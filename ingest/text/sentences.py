@@ -9,6 +9,8 @@ from dataclasses import dataclass
 _ABBREV = {"dr", "mr", "mrs", "ms", "pt", "vs", "e.g", "i.e", "etc", "approx", "mg", "ml", "no", "st", "q", "b.i.d",
            "t.i.d", "q.d", "p.o", "a.m", "p.m", "fig", "ca", "hx", "dx", "tx", "sx", "yrs", "wk", "wks", "min", "max",
            "incl", "excl", "esp", "cf", "eg", "ie",
+           # a prescription's form before the drug ("Tab. Osimertinib 80 mg OD", "Inj. Zoledronic acid 4 mg")
+           "tab", "tabs", "cap", "caps", "inj", "syp", "susp",
            # German, Spanish, French, Italian, Portuguese and Dutch notes' own: "li." (links), "Z.n.", "izq.", "Sra."
            "li", "re", "bds", "pat", "lt", "anschl", "ggf", "bzw", "evtl", "inkl", "z.n", "v.a", "o.b", "u.a", "d.h",
            "z.b", "izq", "izda", "izdo", "dcha", "dcho", "sr", "sra", "dra", "mme", "mlle", "pr", "sig", "dott",
