@@ -1775,3 +1775,26 @@ def test_a_scan_of_chained_regions_and_a_clinic_named_for_a_cancer(nlp):
     a, b = scan_span(text, text.index("abdomen"), text.index("CT") + 2)
     assert imaging_regions(text[a:b]) == ("chest", "abdomen")
     assert not [m for m in _one(nlp, "Medical genetics service - clinic of hereditary cancers.") if m[1] == "Cancer"]
+
+
+def test_hiv_care_tuberculosis_and_a_therapy_the_patient_is_on(nlp):
+    got = {m[0]: (m[1], m[2]) for m in _one(nlp, "PMH: HIV on ART (TLD) since 2015, CD4 420, viral load undetectable.",
+                                             "Past Medical History")}
+    assert got["ART"] == ("Procedure", "present") and got["TLD"][0] == "Medication"
+    assert got["CD4"][0] == got["viral load"][0] == "Test"
+    assert _assertion(nlp, "No h/o TB / asthma.", "TB") == "negated"
+    # a tumour board and a tuberculosis test are no tuberculosis
+    for sent in ("Discuss at thoracic TB 8/29.", "Plan (per GI TB 6/7): FOLFOX.", "TB culture sent - pending."):
+        assert "TB" not in [m[0] for m in _one(nlp, sent)]
+    assert _assertion(nlp, "Hypothyroid on Thyronorm 50 mcg OD; OSA on CPAP.", "CPAP") == "present"
+    # an operation's specimen and the days of a course are not a therapy the patient is on
+    assert _assertion(nlp, "Plan: HER2 ISH on excision requested.", "excision") != "present"
+    assert _assertion(nlp, "Plan: LCCRT with capecitabine 825 mg/m2 BID on RT days.", "RT") == "planned"
+    # a disease kept in check by a drug under a plan's heading: the drug is taken now
+    assert [m[2] for m in _one(nlp, "4. HTN: controlled on lisinopril.", "Plan") if m[0] == "lisinopril"] == ["present"]
+
+
+def test_care_not_attempted_is_not_done_and_its_reason_is_left_alone(nlp):
+    got = {m[0]: m[2] for m in _one(nlp, "Talc pleurodesis not attempted as post-drainage CXR showed trapped lung.")}
+    assert got["Talc pleurodesis"] == "negated" and got["CXR"] == "present"
+    assert _assertion(nlp, "A biopsy was not attempted given his lung function.", "biopsy") == "negated"

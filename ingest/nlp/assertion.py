@@ -982,6 +982,13 @@ def context_rules():
     # DIBH not required" denies the breath-hold, not the radiotherapy)
     # (a bracketed aside counts as one word: "Annual mammogram (1st post-treatment) scheduled 10/07/2024 at
     # 09:40: NOT PERFORMED")
+    # "A biopsy was not attempted given his lung function", "Talc pleurodesis not attempted as post-drainage CXR
+    # showed trapped lung": what was not tried comes before (the reason after it names other care)
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=20, allowed_types=set(CARE),
+                          on_modifies=_both(_words_apart(10), _both(_no_bare_comma_back, _both(_both(
+                              inside_parenthesis, same_clause), no_arrow))))
+              for c in ("not attempted", "was not attempted", "were not attempted", "not undertaken",
+                        "was not undertaken", "not carried out", "was not carried out")]
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BIDIRECTIONAL", max_scope=20, allowed_types=set(CARE),
                           on_modifies=_both(_words_apart(10), _both(_no_bare_comma_back, _both(_both(
                               inside_parenthesis, same_clause), no_arrow))))
@@ -1461,8 +1468,11 @@ def context_rules():
                                   between.text, re.I)))]
     # "ALK+ NSCLC on alectinib", "mCRPC progressing on enzalutamide", "already on pantoprazole": taken now
     # (not "start on", "switch on", "will be on": care to come)
-    rules += [ConTextRule("on", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
-                          on_modifies=lambda target, modifier, between: _on_means_taking(modifier))]
+    # (a therapy too: "HIV on ART", "prostate ca on ADT", "OSA on CPAP"; not an operation's specimen, "ISH on
+    # excision", nor the days of a course, "capecitabine on RT days")
+    rules += [ConTextRule("on", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication", "Procedure"},
+                          on_modifies=lambda target, modifier, between: _on_means_taking(modifier) and (
+                              target.label_ == "Medication" or _therapy_taken(target)))]
     # "HTN on Tab. Losartan 50 mg OD", "on inj. insulin": the same, past the prescription's form
     rules += [ConTextRule("on_form", "ONGOING", direction="FORWARD", max_scope=1, allowed_types={"Medication"},
                           pattern=[{"LOWER": "on"}, {"LOWER": {"IN": ["tab", "tab.", "tabs", "tabs.", "inj", "inj.", "cap",
@@ -2272,7 +2282,9 @@ def assertion_of(ent, kind: str, concepts: tuple[Concept, ...], section: str | N
         # "Currently on Phesgo to complete 12 months" under "Treatment to date": taken now, whatever its course
         over = kind == "Medication" and "ONGOING" not in cats and (
             _COURSE_GIVEN.search(ent.text) or _COURSE_GIVEN.match(ent.doc.text[ent.end_char:]))
-        return ("historical" if kind == "Procedure" or over or episodic(concepts) else "present"), None
+        # (a therapy said to be taken now is not over: "PMH: HIV on ART (TLD)", "prostate ca on ADT")
+        done = kind == "Procedure" and "ONGOING" not in cats
+        return ("historical" if done or over or episodic(concepts) else "present"), None
     if section in PLAN_SECTIONS and kind in PLANNED_KINDS and "ONGOING" not in cats and not (
             kind == "Test" and _VALUE_AFTER.match(ent.doc.text[ent.end_char:ent.end_char + 25])) and not (
             kind == "Medication" and _MEDICATION_LIST_ITEM.match(ent.doc.text)):
@@ -2305,8 +2317,21 @@ _NOT_TAKING_YET = {"start", "starts", "started", "starting", "put", "putting", "
                    "place", "placed", "restart", "resume", "transition", "transitioned", "move", "moved", "keep"}
 
 
+_OPERATION_WORDS = re.compile(r"ectomy|otomy|ostomy|resection|excision|surgery|operation|biops|specimen|block", re.I)
+_COURSE_DAYS = re.compile(r"^\s*(?:days?|fractions?|specimens?|blocks?|samples?)\b", re.I)
+
+
+def _therapy_taken(target) -> bool:
+    """A procedure a patient can be "on": a therapy (ART, ADT, CPAP), not an operation or its specimen, nor the
+    days of a course ("on RT days")."""
+    doc = target.doc
+    return not _OPERATION_WORDS.search(target.text) and not _COURSE_DAYS.match(doc.text[target.end_char:])
+
+
 _TAKER = {"is", "was", "are", "were", "pt", "patient", "he", "she", "they", "now", "remains", "remained", "stays",
-          "who", ",", "(", "-", ":"}
+          "who", ",", "(", "-", ":",
+          # "HIV well controlled on TLD", "stable on letrozole", "virally suppressed on TLD"
+          "controlled", "stable", "suppressed", "maintained"}
 
 
 def _on_means_taking(modifier) -> bool:

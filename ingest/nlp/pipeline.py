@@ -344,6 +344,26 @@ _INSTITUTION_BEFORE = re.compile(r"\b(?:clinic|cent(?:er|re)|institute|program(?
                                  r"(?:(?:hereditary|familial|inherited|genetic)\s+)?$", re.I)
 
 
+# "discuss at thoracic TB", "Plan (per GI TB 6/7)", "for TB 12/12": the tumour board, not tuberculosis
+_BOARD_BEFORE = re.compile(r"(?:\b(?:thoracic|GI|HPB|breast|lung|colorectal|multidisciplinary|MDT|at|per|for|next|"
+                           r"the|our|weekly)\s+)$", re.I)
+_BOARD_AFTER = re.compile(r"^\s*(?:\d{1,2}[/ ]\d{1,2}\b|\d{1,2}\s+[A-Z][a-z]{2}|on\s+\d|meeting|review|discussion|"
+                          r"recommend\w*|recs?\b|plan\b|options?\b|consensus|decision|outcome)", re.I)
+# "TB culture", "TB clinic", "TB Services", "QuantiFERON-TB Gold": a test or a service of tuberculosis care
+_TB_NOT_DISEASE = re.compile(r"^\s*(?:cultures?|clinic|services?|screening|tests?|testing|PCR|Gold|Xpert|notified|"
+                             r"notification|programme|program|unit|ward|DOT)\b", re.I)
+
+
+def tumour_board(text: str, m) -> bool:
+    """Is this "TB" a tumour board ("discuss at thoracic TB", "per GI TB 6/7", "-> TB plan:"), or a test or
+    service of tuberculosis care ("TB culture", "QuantiFERON-TB")? A clinician's "TB" is the disease otherwise
+    ("old pulmonary TB", "No h/o TB")."""
+    return text[m.start:m.end] == "TB" and bool(_BOARD_BEFORE.search(text[max(0, m.start - 30):m.start])
+                                                  or _BOARD_AFTER.match(text[m.end:m.end + 20])
+                                                  or _TB_NOT_DISEASE.match(text[m.end:m.end + 20])
+                                                  or text[max(0, m.start - 1):m.start] == "-")
+
+
 def names_institution(text: str, start: int, end: int) -> bool:
     """"Thoracic Tumor Board", "Cancer Center", "breast cancer clinic", "lung cancer pathway", "lung cancer
     screening", "clinic of hereditary cancers": a cancer word at ``start:end`` that names a meeting, an
@@ -626,7 +646,8 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
              and not room_air(text, m) and not telephone_contact(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.start, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
-             and not number_part(text, m) and not degree_letters(text, m) and not stage_label(text, m)]
+             and not number_part(text, m) and not degree_letters(text, m) and not stage_label(text, m)
+             and not tumour_board(text, m)]
     terms = [replace(m, kind="Test", concepts=()) if analyte_value(text, m) else m for m in terms]
     terms = [replace(m, kind="Test", concepts=_ct_concepts(lexicon)) if scan_acronym(text, m) else m for m in terms]
     terms = [replace(m, kind="Problem", concepts=(), end=m.end + len(syn.group(0)))
