@@ -1698,8 +1698,9 @@ def reach(back: int, commas: bool = False, care_only: bool = False, not_back: tu
         if span_between is None or target.start >= modifier.end:
             return same_clause(target, modifier, span_between) and not (
                 span_between is not None and _NEW_STATEMENT.search(span_between.text))
-        restated = modifier.doc[modifier.start:modifier.end].text.lower() != "if"
-        return ((_words_outside_brackets(span_between, modifier) if restated else len(span_between)) <= back
+        # ("if" never reaches past a bracket: "durvalumab (Imfinzi) x 12 mo if no progression")
+        brackets_skipped = modifier.doc[modifier.start:modifier.end].text.lower() != "if"
+        return ((_words_outside_brackets(span_between, modifier) if brackets_skipped else len(span_between)) <= back
                 and (commas or "," not in span_between.text)
                 and (not care_only or target.label_ in CARE) and target.label_ not in not_back
                 and same_clause(target, modifier, span_between) and _out_of_parenthesis_to_head(target, modifier))

@@ -345,8 +345,9 @@ _INSTITUTION_BEFORE = re.compile(r"\b(?:clinic|cent(?:er|re)|institute|program(?
 
 
 # "discuss at thoracic TB", "Plan (per GI TB 6/7)", "for TB 12/12": the tumour board, not tuberculosis
-_BOARD_BEFORE = re.compile(r"(?:\b(?:thoracic|GI|HPB|breast|lung|colorectal|multidisciplinary|MDT|at|per|for|next|"
-                           r"the|our|weekly)\s+)$", re.I)
+# (not "treated for TB", "breast TB", "lung TB": the disease)
+_BOARD_BEFORE = re.compile(r"\b(?:thoracic|GI|HPB|colorectal|multidisciplinary|MDT|weekly|next|per|"
+                           r"(?:discuss\w*|present\w*|review\w*|brought)\s+(?:at|to)\s+(?:the\s+)?(?:\w+\s+)?)\s*$", re.I)
 _BOARD_AFTER = re.compile(r"^\s*(?:\d{1,2}[/ ]\d{1,2}\b|\d{1,2}\s+[A-Z][a-z]{2}|on\s+\d|meeting|review|discussion|"
                           r"recommend\w*|recs?\b|plan\b|options?\b|consensus|decision|outcome)", re.I)
 # "TB culture", "TB clinic", "TB Services", "QuantiFERON-TB Gold": a test or a service of tuberculosis care
