@@ -126,9 +126,10 @@ def process_notes(nlp, notes: list[Note], encounter_start: dict, clock=None) -> 
         count = sum(len(s) for _, s in secs)
         texts = [norm.text[t.start:t.end] for _, sents in secs for t in sents]
         # (a section's first sentence opens an item of its own, whatever is indented under it)
-        opens = [k == 0 or opens_item(norm.text, t.start) for _, sents in secs for k, t in enumerate(sents)]
-        # note-level: site, derived stage, conflicts, conditional items
-        resolved = resolve_note(texts, mentions[k:k + count], lexicon, n.authored_at, opens, note_language(texts))
+        opens = [i == 0 or opens_item(norm.text, t.start) for _, sents in secs for i, t in enumerate(sents)]
+        # note-level: site, derived stage, conflicts, list items (the note's language as the NLP stage found it)
+        resolved = resolve_note(texts, mentions[k:k + count], lexicon, n.authored_at, opens,
+                                languages[k] if count else "en")
         unknown = dict.fromkeys(a for t, ms in zip(texts, resolved)
                                 for a in unknown_abbreviations(t, [(m.start, m.end) for m in ms], lexicon))
         graphs.append(note_graph(n, norm, secs, resolved, encounter_start[n.encounter],
