@@ -41,7 +41,7 @@ GOLD = Path(__file__).resolve().parent / "data" / "oncology" / "oncology_gold.js
 #: later held-out sets, one file each (``--split holdout`` → oncology_holdout.jsonl, ``holdout2`` → ...2.jsonl)
 HOLDOUTS = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12",
             "holdout13", "holdout14", "holdout15", "holdout16", "holdout17", "holdout18", "holdout19", "holdout20", "holdout21", "holdout22",
-            "holdout23", "holdout24", "holdout25", "holdout26", "holdout27", "holdout28", "holdout29", "holdout30", "holdout31", "holdout32", "holdout33", "holdout34", "holdout35", "holdout36", "holdout37", "holdout38", "holdout39", "holdout40", "holdout41", "holdout42", "holdout43", "holdout44", "holdout45", "holdout46", "holdout47", "holdout48", "holdout49", "holdout50", "holdout51", "holdout52", "holdout53", "holdout54", "holdout55", "holdout56", "holdout57", "holdout58", "holdout59", "holdout60", "holdout61")
+            "holdout23", "holdout24", "holdout25", "holdout26", "holdout27", "holdout28", "holdout29", "holdout30", "holdout31", "holdout32", "holdout33", "holdout34", "holdout35", "holdout36", "holdout37", "holdout38", "holdout39", "holdout40", "holdout41", "holdout42", "holdout43", "holdout44", "holdout45", "holdout46", "holdout47", "holdout48", "holdout49", "holdout50", "holdout51", "holdout52", "holdout53", "holdout54", "holdout55", "holdout56", "holdout57", "holdout58", "holdout59", "holdout60", "holdout61", "holdout62")
 #: further development sets, one file each, tuned on (``--split dev2`` → oncology_dev2.jsonl)
 DEV_FILES = ("dev2",)
 KIND_MAP = {"Cancer": "cancer", "Stage": "stage", "Biomarker": "biomarker", "Medication": "treatment",
