@@ -1798,3 +1798,50 @@ def test_care_not_attempted_is_not_done_and_its_reason_is_left_alone(nlp):
     got = {m[0]: m[2] for m in _one(nlp, "Talc pleurodesis not attempted as post-drainage CXR showed trapped lung.")}
     assert got["Talc pleurodesis"] == "negated" and got["CXR"] == "present"
     assert _assertion(nlp, "A biopsy was not attempted given his lung function.", "biopsy") == "negated"
+
+
+def test_scenario_items_a_board_s_dated_decision_and_care_called_for(nlp):
+    from ingest.nlp.assertion import opens_item
+    from ingest.text.sections import canonical_name, split_sections
+
+    # sibling items that give one marker different results are the branches of a plan waiting on it
+    note = ("Discussed both scenarios:\n (a) HER2 amplified -> neoadjuvant TCHP x6, then surgery.\n"
+            " (b) HER2 not amplified -> surgery first; RT after BCS.\n")
+    pieces = ["Discussed both scenarios:", "(a) HER2 amplified -> neoadjuvant TCHP x6, then surgery.",
+              "(b) HER2 not amplified -> surgery first; RT after BCS."]
+    opens = [opens_item(note, note.index(p)) for p in pieces]
+    rows = resolve_note(pieces, extract_mentions(nlp, pieces, [None] * 3), opens=opens)
+    said = [(m.text, m.assertion) for ms in rows for m in ms]
+    assert ("TCHP x6", "possible") in said and ("BCS", "possible") in said and ("RT", "possible") in said
+    assert ("HER2 amplified", "possible") in said  # a condition, not her result
+    # one item with a result is a history line, not a scenario
+    rows = resolve_note(["- ER+ -> letrozole since 2020."], extract_mentions(nlp, ["- ER+ -> letrozole since 2020."],
+                                                                            [None]), opens=[True])
+    assert {m.text: m.assertion for m in rows[0]}["ER+"] == "present"
+    # a board's decision named by its first word, also dated by its meeting, opens a plan to its paragraph's end
+    assert canonical_name("Decisão da RMD") == canonical_name("Decyzja zespołu") == "Plan"
+    assert canonical_name("Rad onc consulted") is None and canonical_name("Advice on discharge") is None
+    text = "MDT outcome (24/04/2025): total neoadjuvant therapy\n\nI saw him today. Colonoscopy showed a tumour."
+    assert [s.name for s in split_sections(text)] == ["Plan", "Unlabeled"]
+    # care called for, counterfactual, or the topic of a talk is not care given
+    assert _assertion(nlp, "Indication for PMRT: node positive, LVI +.", "PMRT") == "planned"
+    assert _assertion(nlp, "Stage IIIB -> would normally have had CAPOX started within 8 wks.", "CAPOX") == "possible"
+    assert _assertion(nlp, "Osimertinib conversation to be picked up again at the results clinic.",
+                      "Osimertinib") == "possible"
+    assert _assertion(nlp, "Says nobody talked to him about chemo.", "chemo") == "negated"
+    assert _assertion(nlp, "Next visit w/ surgery is Sept w/ CT.", "CT") == "planned"
+    assert _assertion(nlp, "Thereafter PMRT, then letrozole 2.5 mg OD.", "PMRT") == "planned"
+    assert _assertion(nlp, "Thereafter she received PMRT.", "PMRT") == "historical"
+    # a relative speaking for the patient, a doctor's specialty, and a Portuguese heart exam are no care of hers
+    assert _assertion(nlp, "Son requested trastuzumab since HER2 is 2+.", "trastuzumab") != "family"
+    assert not [m for m in _one(nlp, "Present: dr. Maes (PA), dr. Goossens (radiotherapy).") if m[1] == "Procedure"]
+    assert not [m for m in _one(nlp, "AC: rítmica, sem sopros. AP e AC sem alterações.") if m[1] == "Medication"]
+    assert [m[2] for m in _one(nlp, "Plan: AC x4 then paclitaxel.") if m[0] == "AC x4"] == ["planned"]
+
+
+def test_a_course_named_in_brackets_after_its_phase_and_an_ultrasound_abbreviated(nlp):
+    got = {m[0]: m for m in _one(nlp, "s/p neoadjuvant (TCHP x6).")}
+    assert got["TCHP x6"][2] == "historical"
+    [m] = [m for m in extract_mentions(nlp, ["s/p neoadjuvant (TCHP x6)."], [None])[0] if m.text == "TCHP x6"]
+    assert m.detail.get("phase") == "neoadjuvant"
+    assert ("Breast U/S", "Test") in [(m[0], m[1]) for m in _one(nlp, "Breast U/S (done today): BIRADS 5.")]

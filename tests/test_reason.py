@@ -672,3 +672,10 @@ def test_paths_that_part_after_the_last_care_done_are_both_still_ahead():
     assert parts_after_care(a, b, {"dx", "chemo", "anti-egfr"})
     assert not parts_after_care(a, b, {"dx", "chemo", "resection"})  # care went down one branch
     assert not parts_after_care(("x",), ("y",), set())  # nothing shared: no branch point
+
+
+def test_a_pathological_stage_with_unassessed_nodes_stages_no_axilla():
+    from graphkit.clinical.values import nodes_unassessed
+
+    assert nodes_unassessed("pT2NxM0") and nodes_unassessed("ypT1NX")
+    assert not nodes_unassessed("pT1cN0") and not nodes_unassessed("IIA") and not nodes_unassessed(None)

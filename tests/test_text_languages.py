@@ -204,3 +204,16 @@ def test_the_portuguese_se_is_if_only_where_it_opens_a_clause_and_the_spanish_si
 def test_a_header_of_two_foreign_parts_and_swedish_is_not_a_year():
     assert canonical_name("Bedömning/beslut") == "Assessment and Plan"  # impression / decision
     assert gloss("Patienten är 67 år.", "sv").text.startswith("patient is 67 year")
+
+
+def test_a_note_of_short_foreign_lines_is_read_in_its_language():
+    from ingest.text.languages import note_language
+
+    # most lines say nothing of their language; the ones that do are Dutch
+    sents = ["Reden: adjuvante behandeling na rechter hemicolectomie.", "Wonde genezen.", "Eetlust goed.",
+             "Stoelgang 2x/d, zacht.", "Bespreking met pte en dochter: voor- en nadelen overlopen.", "Pte akkoord.",
+             "WHO-PS 0."]
+    assert note_language(sents) == "nl"
+    # an English note with one foreign quote stays English
+    assert note_language(["The patient was seen with her daughter.", "She has no pain and is eating well.",
+                          "Reden: adjuvante behandeling na rechter hemicolectomie."]) == "en"

@@ -185,6 +185,13 @@ def parse_tnm(value: str) -> Tnm | None:
     return Tnm(m.group("np"), None, "N" + m.group("n"), None) if m else None
 
 
+def nodes_unassessed(value: str | None) -> bool:
+    """Whether a stored TNM says its regional nodes could not be assessed ("pT2pNx": no node in the
+    specimen), so it stages no nodes. O(1)."""
+    tnm = parse_tnm(value or "")
+    return bool(tnm and tnm.n and tnm.n[1:].lower() == "x")
+
+
 def group_exists(site: str, group: str) -> bool:
     """Whether a stage group exists in the AJCC 8 table of ``site`` ("IVC" does for colorectal, not for
     lung). A coarser group ("IV") or a finer one ("IIIA2" under IIIA) counts."""

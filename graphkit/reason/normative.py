@@ -35,6 +35,7 @@ from dataclasses import dataclass, fields, replace
 import networkx as nx
 
 from graphkit.clinical.sites import other_region, site_group, site_of
+from graphkit.clinical.values import nodes_unassessed
 from graphkit.clinical.treatments import is_cancer_treatment, is_systemic_class, names_class_of
 from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.guidelines.spec import GuidelineSpec, Step
@@ -143,7 +144,9 @@ def step_candidates(step: Step, state: PatientState, skip: set[str] = frozenset(
         out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") in (None, "clinical")
                 and not any(x.startswith("invalid") for x in f.flags)]
     elif est.stage == "pathological":
-        out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") == "pathological"]
+        # "pT2 pNx" after a mastectomy without nodes: the nodes were never assessed, nothing staged them
+        out += [f for f in state.facts if f.kind == "Stage" and f.detail.get("basis") == "pathological"
+                and not nodes_unassessed(f.value)]
     seen, uniq = set(), []
     for f in sorted(out, key=lambda f: (f.date or dt.date.max, f.order, f.id)):
         if f.id not in seen:
@@ -814,7 +817,9 @@ def deviations(spec: GuidelineSpec, followed: list[PathVerdict], matches: dict[s
                 facts = [f for f in facts if f.date is None or f.date < min(before)]
             elif after:
                 facts = [f for f in facts if f.date is None or f.date >= min(after)]
-        facts = later_line(st, facts, matched, by_id)
+        # (a combination off the path needs its defining element too: carboplatin/pemetrexed of a first line are
+        # no chemoradiation given against the guideline)
+        facts = with_defining_element(st, later_line(st, facts, matched, by_id))
         fits[st.id] = facts
     # a fact goes to the steps that name it most specifically (its own code before its class), then to
     # the branch nearest the patient's state (osimertinib in stage IV EGFR wild-type disease is the

@@ -593,6 +593,23 @@ def context_rules():
     rules += [ConTextRule("<opening> booked", "PLANNED", **ahead,
                           pattern=[{"IS_SENT_START": True, "LOWER": "booked"}, {"LOWER": {"IN": ["for", "in"]}, "OP": "?"},
                                    {"LOWER": "for", "OP": "?"}])]
+    # "Indicated surgical treatment - anterior resection with TME": a sentence opened by what the care is called
+    # for (a Slavic or Romance note's word order, read in its gloss; "Wskazane leczenie operacyjne") plans it
+    rules += [ConTextRule("<opening> indicated", "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
+                          pattern=[{"IS_SENT_START": True, "LOWER": {"IN": ["indicated", "warranted"]}}],
+                          on_modifies=_not_an_agent)]
+    # "Indication for PMRT: node positive, LVI +", "no indication for adjuvant chemo" (negated first): why the care
+    # is called for, the care still to come
+    # (not a test: "Indication for the CT: staging" opens the report of the scan done)
+    rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=5, allowed_types={"Medication", "Procedure"},
+                          on_modifies=_not_told_done)
+              for c in ("indication for", "indications for")]
+    # "- Thereafter PMRT, then letrozole 2.5 mg OD for 5-10 yrs.": an item that goes on with a plan's sequence
+    # (not "Thereafter she received PMRT", told as done)
+    rules += [ConTextRule("<opening> thereafter", "PLANNED", direction="FORWARD", max_scope=12, allowed_types=set(CARE),
+                          pattern=[{"IS_SENT_START": True, "LOWER": {"IN": ["thereafter", "subsequently",
+                                                                              "afterwards"]}}],
+                          on_modifies=_not_told_or_dated)]
     # "provisional theatre slot held 16.06 and provisional chemo-day slot 10.06": a slot held is a booking
     rules += [ConTextRule(c, "PLANNED", direction="FORWARD", max_scope=4, allowed_types=set(CARE))
               for c in ("provisional", "provisionally", "tentative", "tentatively")]
@@ -718,6 +735,15 @@ def context_rules():
     rules += [ConTextRule("non-", "NEGATED_EXISTENCE", direction="FORWARD", max_scope=1, allowed_types={"Problem"},
                           pattern=[{"LOWER": "non"}, {"TEXT": "-"}],
                           on_modifies=lambda target, modifier, between: target.start == modifier.end and len(target) == 1)]
+    # "would normally have had CAPOX/FOLFOX started within ~8 wks", "should have received adjuvant chemo": care
+    # that ought to have been given (a counterfactual), not care given
+    rules += [ConTextRule("<would> have had", "HYPOTHETICAL", direction="FORWARD", max_scope=8, allowed_types=set(CARE),
+                          pattern=[{"LOWER": {"IN": ["would", "should", "could", "ought"]}},
+                                   {"LOWER": {"IN": ["normally", "usually", "ideally", "typically", "ordinarily",
+                                                     "otherwise", "to"]}, "OP": "?"},
+                                   {"LOWER": "have"},
+                                   {"LOWER": {"IN": ["had", "received", "got", "started", "begun", "been", "undergone",
+                                                     "commenced"]}}])]
     # "Kadcyla was meant to run concurrently": what should have happened, not what did
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types=set(CARE))
               for c in ("was meant to", "were meant to", "was supposed to", "were supposed to", "was to have")]
@@ -789,6 +815,14 @@ def context_rules():
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="BACKWARD", max_scope=6, allowed_types=set(CARE))
               for c in ("does not want this", "does not want that", "does not want it", "did not want this",
                         "did not want it", "is not keen on this", "declines this", "declined this")]
+    # "Son requested trastuzumab", "daughter insists on surgery": a relative speaking for the patient about her
+    # care, not a relative's history
+    rules += [ConTextRule("<relative> requested", "PSEUDO", direction="PSEUDO", pattern=[
+        {"LOWER": {"IN": ["his", "her", "their", "the", "pt's", "patient's"]}, "OP": "?"},
+        {"LOWER": {"IN": [*_RELATIVES, "family", "husband", "wife", "spouse", "partner"]}},
+        {"LOWER": {"IN": ["requested", "requests", "asked", "asks", "wants", "wanted", "insisted", "insists", "insistent",
+                          "prefers", "preferred", "agreed", "agrees", "consented", "consents", "signed", "refused",
+                          "accompanied", "accompanies", "translated", "interpreted", "joined", "queried"]}}])]
     # "with a paternal pancreatic cancer": a side of the family is a relative
     rules += [ConTextRule(c, "FAMILY", direction="FORWARD", max_scope=3, allowed_types={"Cancer", "Problem"})
               for c in ("maternal", "paternal")]
@@ -965,6 +999,15 @@ def context_rules():
     rules += [ConTextRule(c, "PLANNED", direction="BACKWARD", max_scope=3, allowed_types={"Test"})
               for c in ("next visit", "at next visit", "at the next visit", "next appointment",
                         "at next appointment", "at the next appointment", "next time")]
+    # "Next visit w/ surgery is Sept w/ CT", "next appt with CT chest": what the coming visit brings
+    rules += [ConTextRule("<next visit> with", "PLANNED", direction="FORWARD", max_scope=10, allowed_types=set(CARE),
+                          on_modifies=_not_told_done,
+                          pattern=[{"LOWER": "next"}, {"LOWER": "clinic", "OP": "?"},
+                                   {"LOWER": {"IN": ["visit", "appointment", "appt", "review", "f/u", "follow-up"]}},
+                                   {"LOWER": {"IN": ["w/", "with", "is", "will", "in", "at"]}}])]
+    # "Says nobody talked to him about chemo", "no one has offered him RT": care never raised, not given
+    rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types=set(CARE))
+              for c in ("nobody", "no one", "no-one", "noone")]
     # "Tissue is INSUFFICIENT for PD-L1 IHC and for NGS": the test could not be run
     rules += [ConTextRule(c, "NEGATED_EXISTENCE", direction="FORWARD", max_scope=8, allowed_types={"Test"})
               for c in ("insufficient for", "inadequate for", "not sufficient for", "not adequate for",
@@ -1044,7 +1087,8 @@ def context_rules():
                           on_modifies=_talked_over)]
     # "for adjuvant chemotherapy discussion", "to guide chemo decision": the care is the topic of a talk
     rules += [ConTextRule(c, "HYPOTHETICAL", direction="BACKWARD", max_scope=4, on_modifies=reach(3, care_only=True))
-              for c in ("discussion", "decision", "decision-making")]
+              for c in ("discussion", "decision", "decision-making", "conversation", "conversations", "discussions",
+                        "chat")]
     # "HPE No. S/25/1123 - R BCS + SLNB", "Biopsy no. B/25/0187": a record's number, not a denial
     rules.append(ConTextRule("no. <identifier>", "PSEUDO", direction="PSEUDO", pattern=[
         {"LOWER": {"IN": ["no", "nr"]}}, {"TEXT": "."}, {"TEXT": ":", "OP": "?"},
@@ -1460,12 +1504,18 @@ def context_rules():
                           pattern=[{"LOWER": {"IN": ["proceed", "proceeding", "proceeded"]}},
                                    {"LOWER": {"IN": ["with", "w/", "to"]}, "OP": "?"},
                                    {"LOWER": {"REGEX": r"^c\d{1,2}(?:d\d{1,2})?$"}}])]
+    def _given_today(target, modifier, between) -> bool:
+        return not _FUTURE_BEFORE.search(target.doc.text[max(0, target.start_char - 30):target.start_char]) and (
+            between is None or not re.search(
+                r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]", between.text, re.I))
+
     rules += [ConTextRule("today", "ONGOING", direction="BACKWARD", max_scope=10, allowed_types={"Medication"},
-                          on_modifies=lambda target, modifier, between: not _FUTURE_BEFORE.search(
-                              target.doc.text[max(0, target.start_char - 30):target.start_char]) and (
-                              between is None or not re.search(
-                                  r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]",
-                                  between.text, re.I)))]
+                          on_modifies=_given_today)]
+    # "start carboplatin + pemetrexed + pembrolizumab TODAY (C1D1)": the cycle named after the day is given too
+    rules += [ConTextRule("today (<cycle>)", "ONGOING", direction="BACKWARD", max_scope=16, allowed_types={"Medication"},
+                          on_modifies=_given_today,
+                          pattern=[{"LOWER": "today"}, {"TEXT": "("}, {"LOWER": {"REGEX": r"^c\d{1,2}(?:d\d{1,2})?$"}},
+                                   {"TEXT": ")"}])]
     # "ALK+ NSCLC on alectinib", "mCRPC progressing on enzalutamide", "already on pantoprazole": taken now
     # (not "start on", "switch on", "will be on": care to come)
     # (a therapy too: "HIV on ART", "prostate ca on ADT", "OSA on CPAP"; not an operation's specimen, "ISH on
@@ -1894,6 +1944,30 @@ def _no_findings_between(target, modifier, span_between) -> bool:
 # topic, talked over (not "Completed AC x4: discussed next steps", whose verb has an object of its own)
 _LABEL_TALKED_OVER = re.compile(r"^[^:;.]{0,60}:\s*(?:discussed|offered|considered|proposed|suggested|explained)\b"
                                 r"(?=\s*(?:$|[,;.(\u2013\u2014-]|(?:with|and|at|today|in|by)\b))", re.I)
+
+
+def _not_told_done(target, modifier, span_between) -> bool:
+    """An ``on_modifies`` check: nothing between the cue and the care tells it as done ("Thereafter she received
+    PMRT")."""
+    doc = modifier.doc
+    return not _TOLD_DONE.search(doc[modifier.end:target.end].text)
+
+
+_DATED = re.compile(r"\b(?:19|20)\d{2}\b|\b\d{1,2}/\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")
+
+
+def _not_told_or_dated(target, modifier, span_between) -> bool:
+    """An ``on_modifies`` check: the sentence neither tells the care as done ("Subsequently she received PMRT",
+    "... was given") nor dates it ("Subsequently CT 3/2022"): a history goes on, not a plan."""
+    sent = modifier.doc.text
+    return not (_TOLD_DONE.search(sent) or _DATED.search(sent))
+
+
+def _not_an_agent(target, modifier, span_between) -> bool:
+    """An ``on_modifies`` check: the cue is not followed by what did the indicating ("Indicated by symptoms, a CT
+    was done" plans nothing)."""
+    doc = modifier.doc
+    return modifier.end >= len(doc) or doc[modifier.end].lower_ != "by"
 
 
 def label_talked_over(ent) -> bool:
@@ -2447,21 +2521,31 @@ def in_decision_branch(ent) -> bool:
 # a list item that opens with a condition and a colon: "- If HER2 amplified: neoadjuvant TCHP x 6 -> surgery"
 _CONDITION_ITEM = re.compile(r"^[ \t]*(?:[-*•·](?!>)|\d{1,2}[.)])?[ \t]*if\b([^:\n]{1,60}):", re.I)
 # a line that starts a new item or statement (not the wrapped rest of the one before)
-_NEW_ITEM = re.compile(r"^(?:\S(?<![-→>])|[ \t]*(?:[-*•·](?!>)|\d{1,2}[.)])[ \t])|^[ \t]*$")
+_NEW_ITEM = re.compile(r"^(?:\S(?<![-→>])|[ \t]*(?:[-*•·](?!>)|\d{1,2}[.)]|\(?[a-h]\)|\(\d{1,2}\))[ \t])|^[ \t]*$")
 # what may stand before a sentence on the line it opens: a bullet, a label of its own ("Meds: Synthroid")
-_BULLET_ONLY = re.compile(r"[ \t]*(?:(?:[-*•·]|\d{1,2}[.)])[ \t]*)?(?:[^\W\d][^:\n]{0,40}:[ \t]*)?$")
+_BULLET_ONLY = re.compile(r"[ \t]*(?:(?:[-*•·]|\d{1,2}[.)]|\(?[a-h]\)|\(\d{1,2}\))[ \t]*)?(?:[^\W\d][^:\n]{0,40}:[ \t]*)?$")
 _CONDITION_LABELS = ("Biomarker", "Stage", "Test", "Problem", "Response", "Cancer")
 
 
-def condition_item(text: str, spans) -> int | None:
+def condition_item(text: str, spans, english: str | None = None) -> int | None:
     """Where the branch of a sentence that opens a conditional list item begins: "- If HER2 amplified: for
     neoadjuvant TCHP x 6 -> surgery" is one branch of a plan that waits on a result, the care after its colon
     an option. The condition must name a result, stage, finding or test (``spans``: the sentence's mentions
-    as (start, end, kind)); "If tolerated: continue letrozole" names none and is no branch. O(len)."""
-    m = _CONDITION_ITEM.match(text)
-    if m and any(kind in _CONDITION_LABELS and m.start(1) <= a < m.end(1) for a, _, kind in spans):
+    as (start, end, kind)); "If tolerated: continue letrozole" names none and is no branch. ``english``: the
+    sentence's gloss when it is written in another language ("3. Si réponse: résection hépatique"). O(len)."""
+    m = _CONDITION_ITEM.match(english or text)
+    outcome = bool(m and _OUTCOME.search(m.group(1)))  # "If response:", "If resectable:", "if progression:"
+    if m and english is not None:
+        colon = text.find(":")
+        named = outcome or any(kind in _CONDITION_LABELS and a < colon for a, _, kind in spans)
+        return colon + 1 if colon > 0 and named else None
+    if m and (outcome or any(kind in _CONDITION_LABELS and m.start(1) <= a < m.end(1) for a, _, kind in spans)):
         return m.end()
     return None
+
+
+_OUTCOME = re.compile(r"\b(?:response|responds?|responding|progress(?:ion|es)?|recurrence|relapse|resectable|"
+                      r"unresectable|operable|inoperable|amplified|positive|negative|mutated|wild[- ]type)\b", re.I)
 
 
 def opens_item(text: str, start: int) -> bool:

@@ -489,8 +489,9 @@ def start_date(text: str, day_first: bool = False) -> str | None:
 _BEFORE_OP = r"neo-?adjuvant|pre-?op(?:erative(?:ly)?)?|pre-?surgical|induction"
 _AFTER_OP = r"adjuvant|post-?op(?:erative(?:ly)?)?|post-?surgical"
 # ("after neoadjuvant nivo-chemo x3": a drug joined by a hyphen is one of the words between)
+# ("s/p neoadjuvant (TCHP x6)": the course named in brackets after its phase)
 _PHASE_LEFT = re.compile(rf"\b(?:(?P<before>{_BEFORE_OP})|(?P<after>{_AFTER_OP}))\s+"
-                         rf"(?:(?!(?:then|and|followed|or)\b)[\w/+]+(?:\s+|-)){{0,2}}$", re.I)
+                         rf"(?:(?!(?:then|and|followed|or)\b)[\w/+]+(?:\s+|-)){{0,2}}\(?$", re.I)
 _PHASE_OWN = re.compile(rf"(?:(?P<before>{_BEFORE_OP}|(?-i:NACT|NAC|NST|NAST)\b)|(?P<after>{_AFTER_OP}))", re.I)
 # ("6 doses of trastuzumab (neoadjuvant only)", "(only neoadjuvant)": a parenthesis names it too)
 _PHASE_RIGHT = re.compile(rf"^\s*\(?\s*(?:[\w/+-]+\s+)?(?:(?P<before>(?:{_BEFORE_OP})\b|(?:before|prior\s+to)\s+(?:the\s+)?"

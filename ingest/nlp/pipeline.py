@@ -242,9 +242,16 @@ _CARE_WORDS = {"chemo", "chemotherapy", "infusion", "radiation", "radiotherapy",
 _TEAM_WORDS = _CARE_WORDS | {"surgery", "oncology"}  # also the names of teams ("thoracic surgery, radiotherapy")
 
 
+# "dr. Goossens (radiotherapie)", "Dr J. Patel (surgery)": a doctor's specialty in brackets after the name
+_DOCTOR_BRACKET = re.compile(r"\b(?:dr|prof|mr|ms|mrs|miss)\.?\s+(?:[A-Z]\.\s*)*[A-Z][\w'’-]+(?:[ -][A-Z][\w'’-]+)?\s*\(\s*"
+                             r"(?:[^\W\d][\w.]*\s+){0,2}$", re.I)
+
+
 def service(text: str, m) -> bool:
     """"seen by thoracic surgery", "breast surgery consult", "checked with radiation oncology", "chemo
-    day unit": a department or a place, not an operation or a course of treatment."""
+    day unit", "Dr Goossens (radiotherapy)": a department or a place, not an operation or a course of treatment."""
+    if m.kind == "Procedure" and text[m.end:m.end + 1] == ")" and _DOCTOR_BRACKET.search(text[max(0, m.start - 60):m.start]):
+        return True
     if text[m.start:m.end].lower() in ("radiation", "rad") and _ONCOLOGY_AFTER.match(text, m.end):
         return True
     if text[m.start:m.end].lower() in _CARE_WORDS and _CARE_PLACE_AFTER.match(text, m.end):
@@ -548,6 +555,22 @@ def telephone_contact(text: str, m) -> bool:
     return m.kind == "Medication" and text[m.start:m.end] == "TC" and bool(_CALLED_PERSON.match(text, m.end))
 
 
+# "AP e AC sem alterações", "AC: rítmica, sem sopros", "AC: RCR 2T BNF": Portuguese and Spanish notes' cardiac
+# auscultation (auscultação / auscultación cardíaca) beside the pulmonary one, not doxorubicin-cyclophosphamide
+_AUSCULTATION_PAIR = re.compile(r"\bA[PR]\s*(?:e|y|,|/|and|\+)\s*$")
+_AUSCULTATION_FINDING = re.compile(r"\s*(?::\s*(?:normal|nl)\b|(?::|-)?\s*(?:r[ií]tmic[ao]s?|regular|RCR|BRNF|BNF|"
+                                   r"s1\s*(?:e|y|and|\+)?\s*s2|(?:sem|sin|no|without)\s+(?:sopros?|soplos?|murmurs?|"
+                                   r"altera[cç]|extrass)|s/a\b|sopro|soplo))", re.I)
+
+
+def auscultation(text: str, m) -> bool:
+    """"AC: rítmica, sem sopros", "AP e AC sem alterações": the examination's cardiac auscultation, not the
+    AC regimen, when the lung's is written beside it or a heart-sound finding follows."""
+    return (m.kind == "Medication" and text[m.start:m.end] == "AC"
+            and bool(_AUSCULTATION_PAIR.search(text[max(0, m.start - 8):m.start])
+                     or _AUSCULTATION_FINDING.match(text, m.end)))
+
+
 def scan_acronym(text: str, m) -> bool:
     """"TC tórax y abdomen superior con contraste", "TAC de cráneo": the Romance languages' CT (tomografía /
     tomografia computarizada), not the docetaxel-cyclophosphamide regimen, when a body region or contrast follows."""
@@ -644,7 +667,7 @@ def find_mentions(text: str, lexicon: Lexicon) -> list[Found]:
     names = marker_name_spans(text)  # "PD" of "PD-L1 attempted" is no problem of its own
     terms = [m for m in all_terms if not any(a < m.end and m.start < b for a, b in special)
              and not any(a <= m.start and m.end <= b and m.end - m.start < b - a for a, b in names)
-             and not room_air(text, m) and not telephone_contact(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.start, m.end))
+             and not room_air(text, m) and not telephone_contact(text, m) and not auscultation(text, m) and not measure_label(text, m) and not identifier_label(text, m) and not service(text, m) and not (m.kind == "Cancer" and names_institution(text, m.start, m.end))
              and not compound_part(text, m) and not structure_word(text, m) and not operation_label(text, m, all_terms)
              and not document_title(text, m) and not guidance(text, m) and not orienting_stitch(text, m)
              and not number_part(text, m) and not degree_letters(text, m) and not stage_label(text, m)
@@ -1161,9 +1184,39 @@ def _item_kind(text: str, ms: list[Mention], language: str) -> tuple[str | None,
         glossed = gloss(label.group(), language) if language != "en" else None
         if relative_item(glossed.text if glossed else label.group()):
             return "family", label.end()
-    if condition_item(text, [(m.start, m.end, m.kind) for m in ms]) is not None:
+    english = gloss(text, language) if language != "en" else None
+    if condition_item(text, [(m.start, m.end, m.kind) for m in ms], english.text if english else None) is not None:
         return "possible", len(text)  # the opening sentence's own branch is read with it (assertion_of)
     return None, 0
+
+
+# "(a) HER2 amplified -> neoadjuvant TCHP x6", "- pMMR -> CAPOX x3": an item whose label is a result and whose
+# arrow leads to what to do (a colon is a report's result line: "- HER2 IHC: 2+", "- HER2 ISH: not amplified")
+_RESULT_ITEM = re.compile(r"^[ \t]*(?:\(?[a-z]\)|\(?\d{1,2}[.)]|[-*•·](?!>))?[ \t]*([^\n]{1,40}?)[ \t]*(?:->|→|=>)", re.I)
+SCENARIO_REACH = 6  # sentences between sibling scenario items
+
+
+def scenario_items(texts: list[str], rows: list[list[Mention]], opens: list[bool]) -> set[int]:
+    """Indices of the sentences that open scenario items: sibling items whose labels give the same marker
+    different results ("(a) HER2 amplified -> TCHP ... (b) HER2 not amplified -> surgery first") are the
+    branches of a plan that waits on that result, not results. O(sentences × mentions)."""
+    labelled: dict[str, dict[str, list[int]]] = {}
+    for i, (text, ms, new) in enumerate(zip(texts, rows, opens)):
+        label = _RESULT_ITEM.match(text) if new else None
+        if label is None:
+            continue
+        for m in ms:
+            if m.kind == "Biomarker" and label.start(1) <= m.start and m.end <= label.end(1):
+                for v in (m.values or tuple((m.value or "").split(";"))):
+                    marker, _, status = v.partition("=")
+                    labelled.setdefault(marker, {}).setdefault(status, []).append(i)
+    out = set()
+    for statuses in labelled.values():
+        at = sorted((i, status) for status, rows_ in statuses.items() for i in rows_)
+        for (i, a), (j, b) in zip(at, at[1:]):
+            if a != b and j - i <= SCENARIO_REACH:
+                out |= {i, j}
+    return out
 
 
 def list_items(texts: list[str], rows: list[list[Mention]], opens: list[bool], language: str = "en") -> list[list[Mention]]:
@@ -1176,16 +1229,22 @@ def list_items(texts: list[str], rows: list[list[Mention]], opens: list[bool], l
     (:func:`ingest.nlp.assertion.back_to_patient`); a test there stays the patient's, most often her own
     screening ("Last screening colonoscopy 2019"). Pure. O(mentions)."""
     out, inside = [], None
-    for text, ms, new in zip(texts, rows, opens):
+    scenarios = scenario_items(texts, rows, opens)
+    for i, (text, ms, new) in enumerate(zip(texts, rows, opens)):
         after = 0
-        if new:
+        if i in scenarios:
+            # the label's result is the branch's condition, not the patient's result
+            ms = [replace(m, assertion="possible", cue="scenario") if m.kind == "Biomarker" and m.end <= _RESULT_ITEM.match(text).end()
+                  else m for m in ms]
+            inside, after = "possible", 0
+        elif new:
             inside, after = _item_kind(text, ms, language)
         elif inside == "family" and back_to_patient(text):
             inside = None
         if inside == "possible":
             out.append([replace(m, assertion="possible", cue=m.cue or "if ...:")
                         if m.start >= after and m.kind in ("Medication", "Procedure")
-                        and m.assertion in ("present", "planned") else m for m in ms])
+                        and m.assertion in ("present", "planned", "historical") else m for m in ms])
         elif inside == "family":
             out.append([replace(m, assertion="family", cue=m.cue or "relative's item")
                         if m.start >= after and m.kind != "Test"

@@ -147,7 +147,25 @@ def note_language(sentences: list[str]) -> str:
 
     counts = Counter(language_of(s) for s in sentences)
     lang, n = max(((k, v) for k, v in counts.items() if k != "en"), key=lambda kv: kv[1], default=("en", 0))
-    return lang if n and n >= counts["en"] else "en"
+    if not n:
+        return "en"
+    # a short line that says nothing of its language ("Wonde genezen.", "Pte akkoord.", "WHO-PS 0.") reads as
+    # English by default: it does not vote for English, only a sentence with English's own function words does
+    english = sum(1 for s in sentences if _english_signal(s)) if n < counts["en"] else 0
+    return lang if n >= english else "en"
+
+
+def _english_signal(sentence: str) -> bool:
+    """Whether a sentence has a function word of English that no other language here shares ("the", "with").
+    O(words)."""
+    own = _english_only_stops()
+    return any(w.lower() in own for w in _WORD.findall(sentence))
+
+
+@cache
+def _english_only_stops() -> frozenset[str]:
+    stops = _stop_words()
+    return frozenset(stops["en"] - frozenset().union(*(stops[lang] for lang in LANGUAGES)))
 
 
 @cache

@@ -138,7 +138,15 @@ def canonical_name(header: str) -> str | None:
     found = _english_name(header)
     if found is None and (english := english_header(header.strip().strip(":"))):
         found = _english_name(english)
+    if found is None and (words := header.strip().strip(":").split()) and 1 < len(words) <= 4 \
+            and len(words[0]) >= 5 and (english_header(words[0]) or words[0]).lower() in _DECISIONS:
+        # "Decisão da RMD", "Decyzja zespołu", "Decision of MDT": a board's decision named by its first word
+        # (a word long enough to tell: "Rad onc consulted" is no Norwegian "råd")
+        return "Plan"
     return found
+
+
+_DECISIONS = frozenset({"decision", "decisions", "recommendation", "recommendations", "proposal", "proposition"})
 
 
 def _english_name(header: str) -> str | None:
@@ -191,8 +199,10 @@ def _headers(text: str) -> list[tuple[int, int, str]]:
         elif name.split()[0].lower() not in _RELATIVES:
             labels.append((m.start(), m.end(), name))
     # (the dated label stays in the text that follows: "Colonoscopy (05/02/24)" is itself a finding)
-    labels += [(m.start(), m.start(), "") for m in _DATED_LABEL.finditer(text)
-               if m.group("name").split()[0].lower() not in _RELATIVES]
+    dated = [m for m in _DATED_LABEL.finditer(text) if m.group("name").split()[0].lower() not in _RELATIVES]
+    labels += [(m.start(), m.start(), "") for m in dated]
+    # "MDT decision (05/06/2025): WLE + SLNB": a decision dated by its meeting opens a plan all the same
+    found += [(m.start(), m.end(), m.group("name")) for m in dated if canonical_name(m.group("name")) == "Plan"]
     # a short history list ("FHx: ...") ends at the next "Label:" line ("Stage: cT2 cN0"): what follows
     # is not a relative's history
     for start, body, name in labels:
@@ -290,8 +300,10 @@ def _split(text: str) -> list[Section]:
         title = canonical_name(raw) is None and raw.strip().strip(":").isupper() and not raw.rstrip().endswith(":")
         # "FHx: none relevant." then a blank line: a list written on its header's line ends at the paragraph
         # (the colonoscopy report after it is no relative's)
+        # (so does a board's dated decision: "MDT outcome (24/04/2025): TNT ..." then the letter goes on)
         line_end = text.find("\n", body, end)
-        if name in _LIST_SECTIONS and text[body:line_end if line_end >= 0 else end].strip():
+        dated_plan = name == "Plan" and _DATED_LABEL.match(text, start) is not None
+        if (name in _LIST_SECTIONS or dated_plan) and text[body:line_end if line_end >= 0 else end].strip():
             gap = _PARAGRAPH_BREAK.search(text, body, end)
             if gap and text[gap.end():end].strip():
                 sections.append(Section(len(sections), name, raw, body, gap.start()))
