@@ -35,8 +35,8 @@ from dataclasses import dataclass, fields, replace
 import networkx as nx
 
 from graphkit.clinical.sites import other_region, site_group, site_of
-from graphkit.clinical.values import nodes_unassessed
 from graphkit.clinical.treatments import is_cancer_treatment, is_systemic_class, names_class_of
+from graphkit.clinical.values import nodes_unassessed
 from graphkit.guidelines.paths import GuidelinePath, step_graph
 from graphkit.guidelines.spec import GuidelineSpec, Step
 from graphkit.reason.eligibility import applicable, evaluate, evaluate_condition, holds, stage_as_of

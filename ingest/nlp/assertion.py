@@ -1505,6 +1505,7 @@ def context_rules():
                                    {"LOWER": {"IN": ["with", "w/", "to"]}, "OP": "?"},
                                    {"LOWER": {"REGEX": r"^c\d{1,2}(?:d\d{1,2})?$"}}])]
     def _given_today(target, modifier, between) -> bool:
+        """Given at this visit: no future word before the drug, none between it and "today"."""
         return not _FUTURE_BEFORE.search(target.doc.text[max(0, target.start_char - 30):target.start_char]) and (
             between is None or not re.search(
                 r"\b(?:will|next|due|until|by|before|after|tomorrow|if|book\w*|schedul\w*)\b|[;.]", between.text, re.I))

@@ -1222,7 +1222,8 @@ def scenario_items(texts: list[str], rows: list[list[Mention]], opens: list[bool
 def list_items(texts: list[str], rows: list[list[Mention]], opens: list[bool], language: str = "en") -> list[list[Mention]]:
     """What a line item's label says of its whole item, the sentences that go on it included (``opens``: whether
     each sentence opens a new item): care under a condition ("- If HER2 amplified: neoadjuvant TCHP -> surgery.
-    2D echo before trastuzumab.") is that branch's option (:func:`ingest.nlp.assertion.condition_item`); what is
+    2D echo before trastuzumab.") is that branch's option (:func:`ingest.nlp.assertion.condition_item`), and so is
+    the care of sibling items that give one marker different results (:func:`scenario_items`); what is
     listed under a relative ("- Sister (41 y): adenocarcinoma of the ascending colon. Right hemicolectomy June
     2024. Currently on adjuvant CAPOX.") is the relative's (:func:`ingest.nlp.assertion.relative_item`; a label
     in another ``language`` read in its gloss) until the item turns to the patient
@@ -1234,8 +1235,9 @@ def list_items(texts: list[str], rows: list[list[Mention]], opens: list[bool], l
         after = 0
         if i in scenarios:
             # the label's result is the branch's condition, not the patient's result
-            ms = [replace(m, assertion="possible", cue="scenario") if m.kind == "Biomarker" and m.end <= _RESULT_ITEM.match(text).end()
-                  else m for m in ms]
+            cut = _RESULT_ITEM.match(text).end()
+            ms = [replace(m, assertion="possible", cue="scenario") if m.kind == "Biomarker" and m.end <= cut else m
+                  for m in ms]
             inside, after = "possible", 0
         elif new:
             inside, after = _item_kind(text, ms, language)
