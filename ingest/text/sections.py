@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from dataclasses import dataclass
 
 from graphkit.clinical.values import names_marker
@@ -131,10 +132,12 @@ class Section:
     end: int
 
 
+@lru_cache(maxsize=1 << 14)
 def canonical_name(header: str) -> str | None:
     """The canonical section of a header, also when a remark follows it ("Recommendation - either
     acceptable:", "Plan (discussed with pt):", "Options d/w pt at length:"), or written in another
-    language ("Antecedentes familiares:", "Procedere:", read through the glossary)."""
+    language ("Antecedentes familiares:", "Procedere:", read through the glossary). Remembered: a note's
+    labels repeat across notes."""
     found = _english_name(header)
     if found is None and (english := english_header(header.strip().strip(":"))):
         found = _english_name(english)
