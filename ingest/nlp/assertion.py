@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ingest.link.sources import Concept
+from ingest.nlp import when
 from ingest.nlp.oncology import DASH_NEW_SUBJECT
 
 SECTION_ASSERTION = {"Family History": "family", "Past Surgical History": "historical", "Comparison": "historical",
@@ -1954,14 +1955,12 @@ def _not_told_done(target, modifier, span_between) -> bool:
     return not _TOLD_DONE.search(doc[modifier.end:target.end].text)
 
 
-_DATED = re.compile(r"\b(?:19|20)\d{2}\b|\b\d{1,2}/\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b")
-
-
 def _not_told_or_dated(target, modifier, span_between) -> bool:
     """An ``on_modifies`` check: the sentence neither tells the care as done ("Subsequently she received PMRT",
-    "... was given") nor dates it ("Subsequently CT 3/2022"): a history goes on, not a plan."""
+    "... was given") nor dates it ("Subsequently CT 3/2022", read by :func:`ingest.nlp.when.periods`): a history
+    goes on, not a plan."""
     sent = modifier.doc.text
-    return not (_TOLD_DONE.search(sent) or _DATED.search(sent))
+    return not (_TOLD_DONE.search(sent) or next(when.periods(sent), None))
 
 
 def _not_an_agent(target, modifier, span_between) -> bool:

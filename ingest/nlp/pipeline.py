@@ -1207,7 +1207,7 @@ def scenario_items(texts: list[str], rows: list[list[Mention]], opens: list[bool
             continue
         for m in ms:
             if m.kind == "Biomarker" and label.start(1) <= m.start and m.end <= label.end(1):
-                for v in (m.values or tuple((m.value or "").split(";"))):
+                for v in m.values:
                     marker, _, status = v.partition("=")
                     labelled.setdefault(marker, {}).setdefault(status, []).append(i)
     out = set()
